@@ -128,10 +128,9 @@ class _Series:
 
     # -- the moments -------------------------------------------------------------
     def log_moment(self, gamma: Fraction) -> tuple[Bounded, dict]:
-        if self.sgm.q == 1:
-            g = _mp(gamma)
-            value = (g * g - g) / (2 * self.s2)  # only the k = 0 right term survives
-            return Bounded(mpf_to_fraction(value), Fraction(0)), {"scheme": "closed form (q = 1)"}
+        if self.sgm.q == 1:  # only the k = 0 right term survives; exact rational exponent
+            value = (gamma * gamma - gamma) / (2 * self.sgm.sigma**2)
+            return Bounded(value, Fraction(0)), {"scheme": "closed form (q = 1)"}
         if gamma > 0 and gamma.denominator == 1:
             return self._integer_sum(int(gamma))
         if gamma > 0:

@@ -110,7 +110,7 @@ def theorem11_report(sgm: SGM, epsilon: Bounded) -> dict[str, Any]:
 def corollary7_report(sgm: SGM, log_a: Bounded, log_b: Bounded, proven: bool) -> dict[str, Any]:
     """Corollary 7 (A_α ≥ B_α) on the enclosures; a failure is a bug or a precision problem."""
     gap = Bounded(log_a.value - log_b.value, log_a.error + log_b.error)
-    if sgm.q == 1 and log_a.error == 0 and log_b.error == 0 and log_a.value == log_b.value:
+    if sgm.q == 1:  # w = r and M(α) = M(1 − α) = exp(α(α−1)/(2σ²)) in closed form
         status, explanation = "equal", "q = 1: A_alpha = B_alpha = exp(alpha(alpha-1)/(2 sigma^2)) exactly"
     elif gap.lower >= 0:
         status, explanation = "proven", "lower end of log A exceeds upper end of log B"

@@ -1,0 +1,84 @@
+import json
+import subprocess
+import sys
+
+import pytest
+
+from rdp_verify.cli import main
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_certify_default_example(capsys):
+    code, out, err = run(capsys, "certify", "--q", "0.01", "--sigma", "4", "--alpha", "32")
+    cert = json.loads(out)
+    assert code == 0 and cert["verdict"] == "certified"
+    assert cert["cross_check"]["epsilon_agreement_digits"] >= 25
+    assert set(cert["cross_check"]["methods_compared"]) == {"quadrature", "series", "symbolic", "rigorous"}
+
+
+def test_certify_list_and_file(capsys, tmp_path):
+    path = tmp_path / "certs.json"
+    code, out, err = run(capsys, "certify", "--q", "0.01", "--sigma", "4", "--alpha", "1.5,2.5,10.7", "--out", str(path))
+    certs = json.loads(path.read_text())
+    assert code == 0 and out == "" and "3 certified" in err
+    assert [c["inputs"]["alpha"] for c in certs] == ["1.5", "2.5", "10.7"]
+    for c in certs:  # fractional orders: quadrature and series agree
+        pairs = {tuple(p["methods"]): p for p in c["cross_check"]["pairs"]}
+        assert pairs[("quadrature", "series")]["epsilon_agreement_digits"] >= 25
+    code, out, err = run(capsys, "check", str(path))
+    assert code == 0 and "confirmed (3 certificates" in out
+
+
+def test_grid_with_jobs(capsys):
+    code, out, err = run(capsys, "certify", "--q", "0.01,0.1", "--sigma", "1", "--alpha", "2", "--jobs", "2", "--dps", "15")
+    certs = json.loads(out)
+    assert code == 0 and [c["inputs"]["q"] for c in certs] == ["0.01", "0.1"]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--q", "0", "--sigma", "1", "--alpha", "2"],
+        ["--q", "1.5", "--sigma", "1", "--alpha", "2"],
+        ["--q", "0.1", "--sigma", "0", "--alpha", "2"],
+        ["--q", "0.1", "--sigma", "-3", "--alpha", "2"],
+        ["--q", "0.1", "--sigma", "1", "--alpha", "1"],
+        ["--q", "0.1", "--sigma", "1", "--alpha", "0.5"],
+        ["--q", "nan", "--sigma", "1", "--alpha", "2"],
+        ["--q", "0.1", "--sigma", "inf", "--alpha", "2"],
+        ["--q", "0.1", "--sigma", "1", "--alpha", "two"],
+        ["--q", "0.1", "--sigma", "1", "--alpha", "2,2"],
+        ["--q", "0.1", "--sigma", "1", "--alpha", "2", "--dps", "x"],
+        ["--q", "0.1", "--sigma", "1", "--alpha", "2", "--jobs", "0"],
+        ["--q", "0.1", "--sigma", "1"],
+    ],
+)
+def test_bad_input_exits_2_with_one_line_and_no_file(capsys, tmp_path, args):
+    path = tmp_path / "never.json"
+    code, out, err = run(capsys, "certify", *args, "--out", str(path))
+    assert code == 2
+    assert out == "" and err.count("\n") == 1 and err.startswith("rdp-verify: error:")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_check_exit_codes(capsys, tmp_path):
+    assert run(capsys, "check", str(tmp_path / "missing.json"))[0] == 2
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    code, out, err = run(capsys, "check", str(bad))
+    assert code == 2 and err.count("\n") == 1
+    bad.write_text(json.dumps({"format": "something else"}))
+    code, out, err = run(capsys, "check", str(bad))
+    assert code == 1 and "schema" in out
+
+
+def test_help_and_console_script():
+    proc = subprocess.run([sys.executable, "-m", "rdp_verify.cli", "--help"], capture_output=True, text=True)
+    assert proc.returncode == 0 and "certify" in proc.stdout and "Exit codes" in proc.stdout
+    proc = subprocess.run(["rdp-verify", "certify", "--help"], capture_output=True, text=True)
+    assert proc.returncode == 0 and "--alpha" in proc.stdout

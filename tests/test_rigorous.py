@@ -1,0 +1,93 @@
+from fractions import Fraction
+
+import mpmath
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rdp_verify import rigorous, series
+from rdp_verify.crosscheck import method_epsilon
+from rdp_verify.inputs import SGM
+
+from oracles import binomial_log_a, mp
+
+
+@pytest.mark.parametrize("q, sigma, alpha", [("0.01", "4", 32), ("0.5", "0.3", 7), ("0.99", "0.5", 256)])
+def test_integration_path_encloses_direct_sum(monkeypatch, q, sigma, alpha):
+    # Force integer orders through acb.integral (not the finite sum) and compare with
+    # the independent binomial sum.
+    monkeypatch.setattr(rigorous, "INTEGER_SUM_MAX", 1)
+    result = rigorous.compute(SGM.parse(q, sigma, str(alpha)), 30)
+    assert "acb.integral" in result.work["A"]["scheme"]
+    with mpmath.workdps(80):
+        assert abs(mp(result.log_a.value) - binomial_log_a(q, sigma, alpha)) <= mp(result.log_a.error)
+
+
+@pytest.mark.parametrize(
+    "q, sigma, alpha",
+    [
+        ("0.5", "0.5", "2.5"),  # series terms decay like k^(−α−2)
+        ("0.4", "12", "58.5"),  # TF Privacy / Opacus negative-RDP region
+        ("0.4", "12", "59.5"),
+        ("0.5", "100", "64.5"),  # Opacus 1.6.0 negative RDP
+        ("0.5", "0.1", "999999.5"),  # largest fractional order, smallest σ
+        ("1e-9", "1e4", "1.01"),  # A_α − 1 ≈ 5e-29: cancellation in log A_α
+    ],
+)
+def test_hard_regimes_agree_with_series(q, sigma, alpha):
+    sgm = SGM.parse(q, sigma, alpha)
+    proven = rigorous.compute(sgm, 30)
+    estimate = series.compute(sgm, 60)
+    assert proven.log_a.overlaps(estimate.log_a) and proven.log_b.overlaps(estimate.log_b)
+    eps = method_epsilon(proven, sgm.alpha)
+    assert eps.lower > 0
+    assert eps.error * 2 <= eps.value * Fraction(1, 10**25)
+
+
+def test_alpha_near_one_tends_to_kl():
+    # ε_α → KL(μ ‖ μ0) = E_μ[log(μ/μ0)] as α → 1 (van Erven–Harremoës, Thm 5). The KL
+    # is computed independently by mpmath quadrature; the difference is O(α − 1).
+    q, sigma = Fraction(1, 10), Fraction(1)
+    sgm = SGM(q, sigma, 1 + Fraction(1, 10**6))
+    eps = method_epsilon(rigorous.compute(sgm, 30), sgm.alpha)
+    assert eps.error * 2 <= eps.value * Fraction(1, 10**25)
+    with mpmath.workdps(30):
+        qq, s = mp(q), mp(sigma)
+        mu0 = lambda z: mpmath.npdf(z, 0, s)  # noqa: E731
+        mu = lambda z: (1 - qq) * mu0(z) + qq * mpmath.npdf(z, 1, s)  # noqa: E731
+        kl = mpmath.quad(lambda z: mu(z) * mpmath.log(mu(z) / mu0(z)), [-mpmath.inf, 0, 1, mpmath.inf])
+        assert abs(mp(eps.value) - kl) < 1e-5 * kl
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    q=st.fractions(min_value=Fraction(1, 10**6), max_value=1),
+    sigma=st.fractions(min_value=Fraction(3, 10), max_value=100),
+    alpha=st.fractions(min_value=Fraction(11, 10), max_value=300),
+)
+def test_corollary7_and_positivity(q, sigma, alpha):
+    result = rigorous.compute(SGM(q, sigma, alpha), 20)
+    assert result.log_b.lower > 0  # B_α > 1 (strict Jensen)
+    if q < 1:
+        assert result.log_a.lower >= result.log_b.upper  # Corollary 7
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    q=st.fractions(min_value=Fraction(1, 1000), max_value=Fraction(99, 100)),
+    sigma=st.fractions(min_value=Fraction(1, 2), max_value=10),
+    alpha=st.fractions(min_value=Fraction(11, 10), max_value=100),
+    step=st.fractions(min_value=Fraction(1, 100), max_value=10),
+)
+def test_epsilon_non_decreasing_in_alpha(q, sigma, alpha, step):
+    # Rényi divergence is non-decreasing in its order (van Erven–Harremoës, Thm 3).
+    lo = method_epsilon(rigorous.compute(SGM(q, sigma, alpha), 20), alpha)
+    hi = method_epsilon(rigorous.compute(SGM(q, sigma, alpha + step), 20), alpha + step)
+    assert lo.lower <= hi.upper
+
+
+def test_reports_precision_and_scheme():
+    result = rigorous.compute(SGM.parse("0.01", "1.1", "2.5"), 30)
+    assert result.bound_kind == "proven"
+    assert result.work["precision_bits"] >= 100
+    assert "tail" in result.work["A"]["scheme"]
