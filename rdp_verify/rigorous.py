@@ -45,9 +45,9 @@ from fractions import Fraction
 from flint import acb, arb, ctx, fmpq
 
 from .inputs import SGM
-from .results import MethodResult, MethodUnavailable, arb_to_bounded
+from .results import Bounded, MethodResult, MethodUnavailable, arb_to_bounded
 
-__all__ = ["compute", "enclose", "Enclosure", "INTEGER_SUM_MAX"]
+__all__ = ["compute", "enclose", "epsilon_bounds", "partial_moment", "Enclosure", "INTEGER_SUM_MAX"]
 
 INTEGER_SUM_MAX = 4096
 MAX_PREC = 16384
@@ -102,8 +102,8 @@ class _Moment:
         arg = x / (self.sigma * arb(2).sqrt())
         return _log_half_erfc(arg if upper else -arg)
 
-    def log_tails(self, a: arb, b: arb) -> arb:
-        """Upper bound (a ball whose upper end bounds it) of log of both tails."""
+    def log_tail_pair(self, a: arb, b: arb) -> tuple[arb, arb]:
+        """Upper bounds (balls whose upper ends bound them) of log ∫_{−∞}^a and log ∫_b^∞."""
         g = self.g
         gauss = lambda x, upper: self.k_right + self._log_phi(x - g, upper)  # noqa: E731
         if self.gamma_exact > 0:
@@ -116,7 +116,7 @@ class _Moment:
             if not self.unit:
                 left = _min_upper(left, g * self.log1mq + self._log_phi(a, upper=False))
                 right = _min_upper(right, g * self.log1mq + self._log_phi(b, upper=True))
-        return _log_add(left, right) + self.lognorm
+        return left + self.lognorm, right + self.lognorm
 
     def log_lower_bound(self, centres: list[arb]) -> arb:
         """Proven lower bound of log M(γ): 2δ · min of the integrand on [c − δ, c + δ]."""
@@ -169,8 +169,14 @@ class _Moment:
         return f
 
     # -- the enclosure by integration --------------------------------------------------
-    def log_moment_by_integration(self, prec: int) -> tuple[arb, dict]:
-        """log M(γ) = log(∫_a^b + tails), ``acb.integral`` on [a, b]."""
+    def integrate(self, prec: int, lower: arb | None = None, upper: arb | None = None) -> tuple[arb, arb, dict]:
+        """∫ μ0 w^γ over [lower, upper] (default ℝ) as (offset, total): e^offset · total.
+
+        ``acb.integral`` on a finite window [a, b] ∩ [lower, upper]; what lies
+        outside the window is bounded by the closed-form tails and enters
+        ``total`` as the interval [0, tail]. The absolute goal is 2^−prec times a
+        proven lower bound of the whole moment M(γ).
+        """
         centres = [_exact(c) for c in self.peak_guesses()]
         log_lb = self.log_lower_bound(centres)
         log_tol = float(log_lb.lower()) - prec * LN2 - 4  # absolute goal on M, in log
@@ -179,18 +185,25 @@ class _Moment:
         width = 8.0
         while True:
             a, b = _exact(lo_c - width * self.sigma), _exact(hi_c + width * self.sigma)
-            log_tail = self.log_tails(a, b)
-            if float(log_tail.upper()) < log_tol:
+            left, right = self.log_tail_pair(a, b)
+            if float(_log_add(left, right).upper()) < log_tol:
                 break
             width *= 1.5
             if width > 1e5:
                 raise MethodUnavailable("no finite window makes the tails negligible")
+        if lower is not None and lower >= a:
+            a, left = lower, None  # nothing left of the window
+        if upper is not None and upper <= b:
+            b, right = upper, None
+        tails = [t for t in (left, right) if t is not None]
 
         inner = centres + ([] if self.unit else [_exact(self.z1)])
-        points = sorted({a, b} | {c for c in inner if a < c < b}, key=float)
+        points = [a, b] if a < b else []
+        points += [c for c in inner if a < c < b and c not in points]
+        points.sort(key=lambda x: float(x.mid()))
         shift = _exact(max(self.log_f(c) for c in points + centres))
-        offset = self.lognorm + shift  # M = e^offset · ∫ exp(log f − shift)
-        seg_tol = arb(log_tol - math.log(len(points) - 1)).exp() / offset.exp()
+        offset = self.lognorm + shift  # moment = e^offset · ∫ exp(log f − shift)
+        seg_tol = arb(log_tol - math.log(max(len(points) - 1, 1))).exp() / offset.exp()
 
         f = self.integrand(shift)
         total = arb(0)
@@ -198,19 +211,23 @@ class _Moment:
             piece = acb.integral(f, lo, hi, rel_tol=arb(2) ** (-prec), abs_tol=seg_tol,
                                  eval_limit=200_000, depth_limit=4000)
             if not piece.is_finite():
-                raise MethodUnavailable(f"acb.integral did not converge on [{float(lo):g}, {float(hi):g}]")
+                raise MethodUnavailable(f"acb.integral did not converge on [{float(lo.mid()):g}, {float(hi.mid()):g}]")
             total += piece.real
-        tails = (log_tail - offset).exp().upper()
-        total = total + arb(tails / 2, tails / 2)  # the tails lie in [0, tails]
-        if not total > 0:
-            raise MethodUnavailable("integral enclosure does not exclude zero")
+        tail = (_log_sum(tails) - offset).exp().upper() if tails else arb(0)
+        total = total + arb(tail / 2, tail / 2)  # the tails lie in [0, tail]
         work = {
             "scheme": "acb.integral on a window + proven tail bounds",
-            "window": [float(a), float(b)],
-            "subintervals": len(points) - 1,
+            "window": [float(a.mid()), float(b.mid())],
+            "subintervals": max(len(points) - 1, 0),
             "evaluations": self.evaluations,
-            "tail_bound": float((log_tail - log_lb).exp().upper()),
+            "tail_bound": float((_log_sum(tails) - log_lb).exp().upper()) if tails else 0.0,
         }
+        return offset, total, work
+
+    def log_moment_by_integration(self, prec: int) -> tuple[arb, dict]:
+        offset, total, work = self.integrate(prec)
+        if not total > 0:
+            raise MethodUnavailable("integral enclosure does not exclude zero")
         return offset + total.log(), work
 
 
@@ -229,6 +246,13 @@ def _log_half_erfc(x: arb) -> arb:
     values at the two exact endpoints, each of which Arb computes accurately.
     """
     return (x.upper().erfc().union(x.lower().erfc()) / 2).log()
+
+
+def _log_sum(terms: list[arb]) -> arb:
+    out = terms[0]
+    for t in terms[1:]:
+        out = _log_add(out, t)
+    return out
 
 
 def _min_upper(x: arb, y: arb) -> arb:
@@ -300,3 +324,29 @@ def compute(sgm: SGM, dps: int) -> MethodResult:
         work=enc.work,
         notes=("Arb ball arithmetic: rounding, quadrature, tails and truncation all enclosed",),
     )
+
+
+def epsilon_bounds(sgm: SGM, dps: int = 30) -> Bounded:
+    """Proven interval for ε_α = log max(A_α, B_α)/(α − 1), as exact rationals."""
+    enc = enclose(sgm, dps)
+    la, lb = arb_to_bounded(enc.log_a), arb_to_bounded(enc.log_b)
+    inv = 1 / (sgm.alpha - 1)
+    lo, hi = max(la.lower, lb.lower) * inv, max(la.upper, lb.upper) * inv
+    return Bounded((lo + hi) / 2, (hi - lo) / 2)
+
+
+def partial_moment(sgm: SGM, gamma: Fraction, lower: Fraction | None, upper: Fraction | None, dps: int = 30) -> Bounded:
+    """Proven enclosure of ∫_lower^upper μ0(z) w(z)^γ dz (None = ∓∞), as exact rationals.
+
+    The absolute accuracy is 10^−dps relative to the whole moment M(γ); useful for
+    the pieces A_α^(1), A_α^(2) of Lemmas 9 and 10.
+    """
+    saved = ctx.prec
+    try:
+        ctx.prec = math.ceil(dps * math.log2(10)) + 40
+        m = _Moment(sgm, gamma)
+        offset, total, _ = m.integrate(ctx.prec, None if lower is None else _arb(lower),
+                                       None if upper is None else _arb(upper))
+        return arb_to_bounded(offset.exp() * total)
+    finally:
+        ctx.prec = saved
