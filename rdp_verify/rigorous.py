@@ -44,12 +44,14 @@ from fractions import Fraction
 
 from flint import acb, arb, ctx, fmpq
 
+from .arb_series import shared_context
 from .inputs import SGM
 from .results import Bounded, MethodResult, MethodUnavailable, arb_to_bounded
 
-__all__ = ["compute", "enclose", "epsilon_bounds", "partial_moment", "Enclosure", "INTEGER_SUM_MAX"]
+__all__ = ["compute", "enclose", "epsilon_bounds", "epsilon_many", "partial_moment", "Enclosure", "INTEGER_SUM_MAX"]
 
 INTEGER_SUM_MAX = 4096
+FAST_PATH = True  # tests switch it off to exercise acb.integral on every order
 MAX_PREC = 16384
 LN2 = math.log(2)
 
@@ -268,22 +270,15 @@ def _log_moment(sgm: SGM, gamma: Fraction, prec: int) -> tuple[arb, dict]:
     """Ball for log M(γ), choosing the scheme described in the module docstring."""
     if sgm.q == 1:
         return _arb((gamma * gamma - gamma) / (2 * sgm.sigma * sgm.sigma)), {"scheme": "closed form (q = 1)"}
-    if gamma > 1 and gamma.denominator == 1 and gamma <= INTEGER_SUM_MAX:
-        return _log_integer_moment(sgm, int(gamma)), {"scheme": "finite binomial sum", "terms": int(gamma) - 1}
+    if gamma > 1:  # A_α: the per-(q, σ) shared tables of arb_series
+        shared = shared_context(sgm.q, sgm.sigma, prec)
+        if gamma.denominator == 1 and gamma <= INTEGER_SUM_MAX:
+            return shared.log_a_integer(int(gamma)), {"scheme": "finite binomial sum", "terms": int(gamma) - 1}
+        if FAST_PATH:
+            fast = shared.log_a(gamma)
+            if fast is not None:
+                return fast, {"scheme": "series | Gauss-Legendre band | series, shared per (q, sigma)"}
     return _Moment(sgm, gamma).log_moment_by_integration(prec)
-
-
-def _log_integer_moment(sgm: SGM, alpha: int) -> arb:
-    """log A_α = log1p(Σ_{k=2}^{α} C(α,k)(1−q)^{α−k} q^k expm1((k²−k)/(2σ²)))."""
-    q = _arb(sgm.q)
-    ratio = q / (1 - q)
-    s2 = sgm.sigma * sgm.sigma
-    coef = _arb(Fraction(alpha * (alpha - 1), 2)) * (1 - q) ** (alpha - 2) * q * q
-    excess = arb(0)
-    for k in range(2, alpha + 1):
-        excess += coef * _arb(Fraction(k * k - k, 2) / s2).expm1()
-        coef = coef * (alpha - k) / (k + 1) * ratio
-    return excess.log1p()
 
 
 def enclose(sgm: SGM, dps: int) -> Enclosure:
@@ -350,3 +345,35 @@ def partial_moment(sgm: SGM, gamma: Fraction, lower: Fraction | None, upper: Fra
         return arb_to_bounded(offset.exp() * total)
     finally:
         ctx.prec = saved
+
+
+def epsilon_many(q: Fraction, sigma: Fraction, alphas: list[Fraction], dps: int = 30) -> list[Bounded]:
+    """Proven ε_α for many orders at one (q, σ), from A_α alone.
+
+    Corollary 7 (A_α ≥ B_α for every α ≥ 1, Mironov–Talwar–Zhang 2019, via
+    Theorem 5) gives ε_α = log A_α/(α − 1), so B_α is not computed here (it is
+    in :func:`enclose`, which every certificate uses, and the certificates check
+    Corollary 7 numerically). Orders share the per-(q, σ) tables of
+    :mod:`rdp_verify.arb_series`; each order's precision is raised until ε_α has
+    relative accuracy 10^−dps.
+    """
+    target = math.ceil(dps * math.log2(10)) + 4
+    out = []
+    saved = ctx.prec
+    try:
+        for alpha in alphas:
+            sgm = SGM(q, sigma, alpha)
+            prec = target + 40
+            while True:
+                ctx.prec = prec
+                log_a, _ = _log_moment(sgm, alpha, prec)
+                accuracy = _rel_bits(log_a)
+                if accuracy >= target:
+                    break
+                prec += target - accuracy + 32
+                if prec > MAX_PREC:
+                    raise MethodUnavailable(f"alpha={alpha}: no {dps}-digit enclosure within {MAX_PREC} bits")
+            out.append(arb_to_bounded(log_a).scaled(1 / (alpha - 1)))
+    finally:
+        ctx.prec = saved
+    return out

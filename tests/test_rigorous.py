@@ -17,6 +17,7 @@ def test_integration_path_encloses_direct_sum(monkeypatch, q, sigma, alpha):
     # Force integer orders through acb.integral (not the finite sum) and compare with
     # the independent binomial sum.
     monkeypatch.setattr(rigorous, "INTEGER_SUM_MAX", 1)
+    monkeypatch.setattr(rigorous, "FAST_PATH", False)
     result = rigorous.compute(SGM.parse(q, sigma, str(alpha)), 30)
     assert "acb.integral" in result.work["A"]["scheme"]
     with mpmath.workdps(80):
@@ -42,6 +43,28 @@ def test_hard_regimes_agree_with_series(q, sigma, alpha):
     eps = method_epsilon(proven, sgm.alpha)
     assert eps.lower > 0
     assert eps.error * 2 <= eps.value * Fraction(1, 10**25)
+
+
+@pytest.mark.parametrize("q", ["1e-6", "0.01", "0.3", "0.9"])
+@pytest.mark.parametrize("sigma", ["0.5", "1.1", "4"])
+@pytest.mark.parametrize("alpha", ["1.01", "2.5", "10.9", "31.5"])
+def test_fast_series_path_agrees_with_acb_integral(monkeypatch, q, sigma, alpha):
+    # Two proven schemes for A_α (arb_series vs acb.integral) must overlap.
+    sgm = SGM.parse(q, sigma, alpha)
+    fast = rigorous.enclose(sgm, 25)
+    monkeypatch.setattr(rigorous, "FAST_PATH", False)
+    slow = rigorous.enclose(sgm, 25)
+    assert fast.log_a.overlaps(slow.log_a)
+    assert slow.work["A"]["scheme"].startswith("acb.integral")
+
+
+def test_epsilon_many_matches_enclose():
+    orders = [Fraction(3, 2), Fraction(2), Fraction(107, 10), Fraction(1024)]
+    many = rigorous.epsilon_many(Fraction(1, 100), Fraction(11, 10), orders, 30)
+    for alpha, eps in zip(orders, many):
+        single = rigorous.epsilon_bounds(SGM(Fraction(1, 100), Fraction(11, 10), alpha), 30)
+        assert eps.overlaps(single)
+        assert eps.error * 2 <= eps.value * Fraction(1, 10**30)
 
 
 def test_alpha_near_one_tends_to_kl():
@@ -90,4 +113,5 @@ def test_reports_precision_and_scheme():
     result = rigorous.compute(SGM.parse("0.01", "1.1", "2.5"), 30)
     assert result.bound_kind == "proven"
     assert result.work["precision_bits"] >= 100
-    assert "tail" in result.work["A"]["scheme"]
+    assert "Gauss-Legendre band" in result.work["A"]["scheme"]
+    assert "tail" in result.work["B"]["scheme"]
