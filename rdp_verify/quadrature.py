@@ -11,7 +11,7 @@ This module integrates M(γ) = ∫ μ0 w^γ for γ = α and γ = 1 − α with m
 tanh-sinh rule on a finite window [a, b], split where the integrand changes
 character: at 0 (the μ0 peak), at γ (the peak of μ0·(q·μ1/μ0)^γ), at the
 crossover z1 = 1/2 + σ² ln(1/q − 1) where (1 − q)μ0 = qμ1 (Section 3.3), and at
-a few σ around each peak.
+3σ either side of the peaks and σ², 4σ² either side of z1.
 
 Error bound (an *estimate*, not a proof): mpmath's own quadrature error
 estimate, plus an explicit bound on the two truncated tails, plus a rounding
@@ -148,14 +148,12 @@ def _log_moment(sgm: SGM, gamma: Fraction, dps: int) -> tuple[Bounded, dict]:
         if width > 10**5:
             raise ArithmeticError("quadrature window did not converge")
 
-    points = {a, b}
-    for c in centres:
-        for k in (0, 1, 3, 8):
-            for sign in (-1, 1):
-                p = c + sign * k * f.sigma
-                if a < p < b:
-                    points.add(p)
-    points = sorted(points)
+    # Gaussian peaks vary on the scale σ; w changes character around z1 on the
+    # scale σ² (w = (1 − q)(1 + e^{(z − z1)/σ²})), which is far narrower when σ < 1.
+    candidates = [c + k * f.sigma for c in centres[:2] for k in (-3, 0, 3)]
+    if f.z1 is not None:
+        candidates += [f.z1 + k * f.s2 for k in (-4, -1, 0, 1, 4)]
+    points = sorted({a, b} | {p for p in candidates if a < p < b})
     scale = max(f.log_f(p) for p in points)
 
     def integrand(z):

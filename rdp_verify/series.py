@@ -204,15 +204,18 @@ class _Series:
             lambda k: (1 - q) ** k * q ** (gamma - k) * self.gauss_right(gamma - k, c_hi)
         )
 
-        norm = 1 / (self.sigma * mpmath.sqrt(2 * mpmath.pi))
-
-        def band_integrand(z):
+        def log_integrand(z):
             t = (2 * z - 1) / (2 * s2)
-            return norm * mpmath.exp(-z * z / (2 * s2) + gamma * mpmath.log1p(q * mpmath.expm1(t)))
+            return -z * z / (2 * s2) + gamma * mpmath.log1p(q * mpmath.expm1(t))
 
-        inner = {z1} | {c + j * self.sigma for c in (mpmath.mpf(0), gamma) for j in (-8, -3, -1, 0, 1, 3, 8)}
+        inner = {c + j * self.sigma for c in (mpmath.mpf(0), gamma) for j in (-3, 0, 3)}
+        inner |= {z1 + j * s2 for j in (-1, 0, 1)}
         points = sorted({c_lo, c_hi} | {p for p in inner if c_lo < p < c_hi})
-        band, band_err = mpmath.quad(band_integrand, points, error=True, maxdegree=10)
+        # integrate e^(log f − scale) so that mpmath's absolute tolerance is relative
+        scale = max(log_integrand(p) for p in points)
+        band, band_err = mpmath.quad(lambda z: mpmath.exp(log_integrand(z) - scale), points, error=True, maxdegree=10)
+        factor = mpmath.exp(scale) / (self.sigma * mpmath.sqrt(2 * mpmath.pi))
+        band, band_err = band * factor, band_err * factor
         total = left + right + band
         return self._finish(
             total,
