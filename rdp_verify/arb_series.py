@@ -21,10 +21,11 @@ Error bounds, all enclosed in the ball:
   R_K = max(1, (K + α)/(K + 1)), so with x = ρ R_K < 1 the terms from K on sum
   to at most |t_K|/(1 − x). The right series is the mirror image with
   ρ' = (1 − q)/(q r(c')) = e^{−(c' − z1)/σ²}.
-* *Gauss–Legendre.* If f is analytic in the Bernstein ellipse E_ρ of [c, c'] and
-  |f| ≤ M there, the n-point rule errs by at most (64/15)·h·M·ρ^{−2n}/(ρ² − 1),
-  h = (c' − c)/2 (Trefethen, *Approximation Theory and Approximation Practice*,
-  Thm 19.3). μ0 w^α is analytic for |Im z| < πσ² (the branch points of w^α are at
+* *Gauss–Legendre.* If f is analytic in the Bernstein ellipse E_ρ of a panel
+  [a, b] and |f| ≤ M there, the (m + 1)-point rule errs by at most
+  (64/15)·h·M·ρ^{−2m}/(ρ² − 1), h = (b − a)/2 (Trefethen, *Approximation Theory
+  and Approximation Practice*, Thm 19.3, whose I_m uses m + 1 nodes); an n-point
+  rule therefore uses the exponent 2(n − 1). μ0 w^α is analytic for |Im z| < πσ² (the branch points of w^α are at
   z1 + iπσ²(2j + 1)); we take the ellipse's half-height Y ≤ min(3πσ²/4, 5σ/2).
   On it |μ0(z)| = μ0(Re z) e^{(Im z)²/(2σ²)} and |w(z)| ≤ w(Re z) (triangle
   inequality), so for α > 0, M ≤ e^{Y²/(2σ²)} · max over the ellipse's real
@@ -261,7 +262,7 @@ class _Panel:
             return _interval_to((log_sup + self.log_width).exp())
         log_m = self.log_const + log_sup
         for n in NODE_COUNTS:
-            log_err = log_m - 2 * n * self.log_rho
+            log_err = log_m - 2 * (n - 1) * self.log_rho  # n nodes: m = n − 1 in Thm 19.3
             if log_err < log_tol:
                 total = arb(0)
                 for weight, lm, lw in self.nodes(n):
