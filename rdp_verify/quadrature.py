@@ -178,6 +178,6 @@ def _log_moment(sgm: SGM, gamma: Fraction, dps: int) -> tuple[Bounded, dict]:
         "evaluations": f.evaluations,
         "window": [mpmath.nstr(a, 8), mpmath.nstr(b, 8)],
         "quadrature_error_estimate": mpmath.nstr(quad_err / value, 3),
-        "tail_bound": mpmath.nstr(mpmath.exp(log_tail - log_moment), 3),
+        "relative_tail_bound": mpmath.nstr(mpmath.exp(log_tail - log_moment), 3),
     }
     return Bounded(mpf_to_fraction(log_moment), mpf_to_fraction(log_err)), work

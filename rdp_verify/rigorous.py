@@ -219,10 +219,10 @@ class _Moment:
         total = total + arb(tail / 2, tail / 2)  # the tails lie in [0, tail]
         work = {
             "scheme": "acb.integral on a window + proven tail bounds",
-            "window": [float(a.mid()), float(b.mid())],
+            "window": [a.mid().str(8, radius=False), b.mid().str(8, radius=False)],
             "subintervals": max(len(points) - 1, 0),
             "evaluations": self.evaluations,
-            "tail_bound": float((_log_sum(tails) - log_lb).exp().upper()) if tails else 0.0,
+            "relative_tail_bound": (_log_sum(tails) - log_lb).exp().upper().str(3, radius=False) if tails else "0",
         }
         return offset, total, work
 

@@ -26,4 +26,4 @@ def test_reports_work_and_tails():
     result = quadrature.compute(SGM.parse("0.01", "1.1", "10.7"), 40)
     work = result.work["A"]
     assert work["subintervals"] >= 3 and work["evaluations"] > 100
-    assert float(work["tail_bound"]) < 1e-40
+    assert float(work["relative_tail_bound"]) < 1e-40
