@@ -1,4 +1,4 @@
-"""Certificate files: content hash, JSON Schema validation, atomic writing, checking.
+"""Certificate files: content hash, JSON Schema validation, checking.
 
 A certificate is the JSON object built by :func:`rdp_verify.certify.certify`
 plus ``content_hash`` = ``"sha256:" + sha256(canonical JSON of everything
@@ -18,7 +18,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from fractions import Fraction
 from functools import lru_cache
 from importlib.resources import files
@@ -35,7 +34,6 @@ __all__ = [
     "content_hash",
     "validate",
     "dumps",
-    "write_atomic",
     "load",
     "check_certificate",
     "CertificateError",
@@ -55,57 +53,41 @@ def content_hash(cert: dict[str, Any]) -> str:
     return "sha256:" + hashlib.sha256(canonical_bytes(cert)).hexdigest()
 
 
-def seal(cert: dict[str, Any]) -> dict[str, Any]:
-    """Return the certificate with its content hash, validated against the schema."""
+SCHEMA = "certificate-v1"  # the core certificate; others ship beside it in rdp_verify/schemas/
+
+
+def seal(cert: dict[str, Any], schema: str = SCHEMA) -> dict[str, Any]:
+    """Return the certificate with its content hash, validated against ``schemas/<schema>.schema.json``."""
     sealed = {**cert, "content_hash": content_hash(cert)}
-    validate(sealed)
+    validate(sealed, schema)
     return sealed
 
 
-@lru_cache(maxsize=1)
-def _validator() -> jsonschema.protocols.Validator:
-    schema = json.loads(files("rdp_verify").joinpath("schemas/certificate-v1.schema.json").read_text("utf-8"))
-    cls = jsonschema.validators.validator_for(schema)
-    cls.check_schema(schema)
-    return cls(schema)
+@lru_cache(maxsize=None)
+def _validator(schema: str) -> jsonschema.protocols.Validator:
+    doc = json.loads(files("rdp_verify").joinpath(f"schemas/{schema}.schema.json").read_text("utf-8"))
+    cls = jsonschema.validators.validator_for(doc)
+    cls.check_schema(doc)
+    return cls(doc)
 
 
-def schema_errors(cert: Any) -> list[str]:
+def schema_errors(cert: Any, schema: str = SCHEMA) -> list[str]:
     """Human-readable schema violations, each prefixed by the JSON path."""
     out = []
-    for err in sorted(_validator().iter_errors(cert), key=lambda e: list(e.absolute_path)):
+    for err in sorted(_validator(schema).iter_errors(cert), key=lambda e: list(e.absolute_path)):
         path = ".".join(str(p) for p in err.absolute_path) or "(top level)"
         out.append(f"{path}: {err.message}")
     return out
 
 
-def validate(cert: Any) -> None:
-    errors = schema_errors(cert)
+def validate(cert: Any, schema: str = SCHEMA) -> None:
+    errors = schema_errors(cert, schema)
     if errors:
         raise jsonschema.ValidationError(errors[0])
 
 
 def dumps(obj: Any) -> str:
     return json.dumps(obj, indent=2, ensure_ascii=False) + "\n"
-
-
-def write_atomic(path: str | os.PathLike, text: str) -> None:
-    """Write text to path via a temporary file in the same directory and a rename."""
-    target = Path(path)
-    directory = target.parent if str(target.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
 
 
 def load(path: str | os.PathLike) -> Any:

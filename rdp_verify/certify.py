@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 from . import __version__, quadrature, rigorous, series, symbolic
 from .crosscheck import cross_check, method_epsilon
-from .decimals import decimal_text
+from .decimals import decimal_text, interval_json
 from .inputs import SGM
 from .results import Bounded, MethodResult, MethodUnavailable
 from .theorem11 import corollary7_report, theorem11_report
@@ -101,14 +101,10 @@ def _bounded_json(x: Bounded | None, digits: int) -> dict[str, str] | None:
     return {"value": text, "error_bound": decimal_text(error, 3, "up") if error else "0"}
 
 
-def _interval_json(x: Bounded, digits: int) -> dict[str, str]:
-    return {"lower": decimal_text(x.lower, digits, "down"), "upper": decimal_text(x.upper, digits, "up")}
-
-
 def _hull(values: list[Bounded]) -> Bounded:
     lo = min(v.lower for v in values)
     hi = max(v.upper for v in values)
-    return Bounded((lo + hi) / 2, (hi - lo) / 2)
+    return Bounded.between(lo, hi)
 
 
 def certify(sgm: SGM, dps: int = 30) -> dict[str, Any]:
@@ -167,16 +163,16 @@ def certify(sgm: SGM, dps: int = 30) -> dict[str, Any]:
     else:
         lo = max(log_a.lower, log_b.lower) * inv
         hi = max(log_a.upper, log_b.upper) * inv
-        epsilon = Bounded((lo + hi) / 2, (hi - lo) / 2)
+        epsilon = Bounded.between(lo, hi)
         cor7 = corollary7_report(sgm, log_a, log_b, proven)
         consistent = check["consistent"] and cor7["status"] != "violated"
         cert.update(
             {
                 "rigorous": proven,
-                "log_A": _interval_json(log_a, digits),
-                "log_B": _interval_json(log_b, digits),
+                "log_A": interval_json(log_a, digits),
+                "log_B": interval_json(log_b, digits),
                 "epsilon": {
-                    **_interval_json(epsilon, digits),
+                    **interval_json(epsilon, digits),
                     "source": "rigorous" if proven else "hull of estimate methods",
                     "rigorous": proven,
                     "relative_width": decimal_text(epsilon.error * 2 / epsilon.value, 3, "up")

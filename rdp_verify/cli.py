@@ -18,14 +18,15 @@ from typing import Any, Callable, Sequence
 from tqdm import tqdm
 
 from . import __version__
-from .certificate import CertificateError, check_certificate, dumps, load, seal, write_atomic
+from .atomic import write_atomic
+from .certificate import CertificateError, check_certificate, dumps, load, seal
 from .certify import certify
 from .inputs import SGM, InputError, parse_alphas, parse_dps, parse_q, parse_sigma
 
 __all__ = ["main", "UsageError", "progress_map", "emit"]
 
 # Further subcommands live in their own modules, each with ``register(subparsers)``.
-COMMAND_MODULES: tuple[str, ...] = ()
+COMMAND_MODULES: tuple[str, ...] = ("compare", "tightness", "golden", "audit", "cdp_cli")
 
 
 class UsageError(Exception):
@@ -71,7 +72,7 @@ def _certify_point(args: tuple[str, str, str, int]) -> dict[str, Any]:
     return seal(certify(SGM(parse_q(q), parse_sigma(sigma), parse_alphas(alpha)[0]), dps))
 
 
-def _split(text: str, name: str) -> list[str]:
+def split_list(text: str, name: str) -> list[str]:
     parts = [p.strip() for p in text.split(",")]
     if any(not p for p in parts):
         raise InputError(f"{name} list {text!r} has an empty entry")
@@ -80,13 +81,13 @@ def _split(text: str, name: str) -> list[str]:
 
 def cmd_certify(ns: argparse.Namespace) -> int:
     dps = parse_dps(ns.dps)
-    qs = _split(ns.q, "q")
-    sigmas = _split(ns.sigma, "sigma")
+    qs = split_list(ns.q, "q")
+    sigmas = split_list(ns.sigma, "sigma")
     for q in qs:
         parse_q(q)
     for s in sigmas:
         parse_sigma(s)
-    alphas = _split(ns.alpha, "alpha")
+    alphas = split_list(ns.alpha, "alpha")
     parse_alphas(ns.alpha)  # validates every order and refuses repeats
     if ns.jobs < 1:
         raise InputError(f"--jobs {ns.jobs}: must be at least 1")

@@ -10,9 +10,12 @@ otherwise; both parse back exactly with :class:`fractions.Fraction`.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-__all__ = ["decimal_text", "parse_decimal"]
+if TYPE_CHECKING:
+    from .results import Bounded
+
+__all__ = ["decimal_text", "interval_json", "parse_decimal"]
 
 Rounding = Literal["down", "up", "nearest"]
 
@@ -65,6 +68,14 @@ def decimal_text(x: Fraction, digits: int, rounding: Rounding = "nearest") -> st
         return sign + body
     tail = mantissa_text[1:]
     return f"{sign}{mantissa_text[0]}{'.' + tail if tail else ''}e{e:+d}"
+
+
+def interval_json(x: "Bounded", digits: int) -> dict[str, str]:
+    """``{"lower", "upper"}`` of x as decimal strings rounded outward to ``digits`` significant digits.
+
+    The printed interval contains x, so a claim read from it stays true.
+    """
+    return {"lower": decimal_text(x.lower, digits, "down"), "upper": decimal_text(x.upper, digits, "up")}
 
 
 def parse_decimal(text: str) -> Fraction:

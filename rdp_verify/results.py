@@ -43,6 +43,11 @@ class Bounded:
     def upper(self) -> Fraction:
         return self.value + self.error
 
+    @classmethod
+    def between(cls, lower: Fraction, upper: Fraction) -> "Bounded":
+        """The interval [lower, upper]."""
+        return cls((lower + upper) / 2, (upper - lower) / 2)
+
     def overlaps(self, other: "Bounded") -> bool:
         return self.lower <= other.upper and other.lower <= self.upper
 
@@ -100,4 +105,4 @@ class MethodResult:
             return None
         lo = max(self.log_a.lower, self.log_b.lower)
         hi = max(self.log_a.upper, self.log_b.upper)
-        return Bounded((lo + hi) / 2, (hi - lo) / 2)
+        return Bounded.between(lo, hi)

@@ -294,12 +294,22 @@ def enclose(sgm: SGM, dps: int) -> Enclosure:
             accuracy = min(_rel_bits(log_a), _rel_bits(log_b))
             if accuracy >= target:
                 return Enclosure(log_a, log_b, prec, {"precision_bits": prec, "A": work_a, "B": work_b})
-            prec += max(target - accuracy, 0) + 32
+            prec = _next_prec(prec, target, accuracy)
             if prec > MAX_PREC:
                 break
     finally:
         ctx.prec = saved
     raise MethodUnavailable(f"rigorous enclosure did not reach {dps} digits within {MAX_PREC} bits")
+
+
+def _next_prec(prec: int, target: int, accuracy: int) -> int:
+    """Working precision for the next attempt: add the missing bits, at most doubling.
+
+    A ball with no relative accuracy at all (it contains 0, or is infinite when a
+    lower bound underflowed) reports a hugely negative accuracy that says nothing
+    about how many bits are missing, so the step is capped at doubling.
+    """
+    return prec + min(max(target - accuracy, 0), prec) + 32
 
 
 def _rel_bits(x: arb) -> int:
@@ -327,7 +337,7 @@ def epsilon_bounds(sgm: SGM, dps: int = 30) -> Bounded:
     la, lb = arb_to_bounded(enc.log_a), arb_to_bounded(enc.log_b)
     inv = 1 / (sgm.alpha - 1)
     lo, hi = max(la.lower, lb.lower) * inv, max(la.upper, lb.upper) * inv
-    return Bounded((lo + hi) / 2, (hi - lo) / 2)
+    return Bounded.between(lo, hi)
 
 
 def partial_moment(sgm: SGM, gamma: Fraction, lower: Fraction | None, upper: Fraction | None, dps: int = 30) -> Bounded:
@@ -370,7 +380,7 @@ def epsilon_many(q: Fraction, sigma: Fraction, alphas: list[Fraction], dps: int 
                 accuracy = _rel_bits(log_a)
                 if accuracy >= target:
                     break
-                prec += target - accuracy + 32
+                prec = _next_prec(prec, target, accuracy)
                 if prec > MAX_PREC:
                     raise MethodUnavailable(f"alpha={alpha}: no {dps}-digit enclosure within {MAX_PREC} bits")
             out.append(arb_to_bounded(log_a).scaled(1 / (alpha - 1)))

@@ -25,7 +25,7 @@ from .decimals import decimal_text
 from .inputs import SGM, fraction_text
 from .results import Bounded, arb_to_bounded
 
-__all__ = ["theorem11_report", "corollary7_report", "closed_form_bound"]
+__all__ = ["theorem11_report", "corollary7_report", "closed_form_bound", "margins"]
 
 _PRECISIONS = (128, 512, 2048)
 
@@ -39,7 +39,13 @@ def _a(x: Fraction) -> arb:
     return arb(fmpq(x.numerator, x.denominator))
 
 
-def _margins(sgm: SGM) -> tuple[arb, arb, arb, arb, arb]:
+def margins(sgm: SGM) -> tuple[arb, arb, arb, arb, arb]:
+    """Balls (at the current Arb precision) for L, the right sides of (4) and (5), and their margins.
+
+    Theorem 11: L = ln(1 + 1/(q(α − 1))); condition (4) is α ≤ σ²L/2 − 2 ln σ,
+    condition (5) is α ≤ (σ²L²/2 − ln 5 − 2 ln σ)/(L + ln(qα) + 1/(2σ²)); the margins
+    are right side − α (non-negative where the condition holds).
+    """
     q, s, a = _a(sgm.q), _a(sgm.sigma), _a(sgm.alpha)
     s2 = s * s
     L = (1 + 1 / (q * (a - 1))).log()
@@ -67,7 +73,7 @@ def theorem11_report(sgm: SGM, epsilon: Bounded) -> dict[str, Any]:
     try:
         for prec in _PRECISIONS:
             ctx.prec = prec
-            L, rhs4, rhs5, m4, m5 = _margins(sgm)
+            L, rhs4, rhs5, m4, m5 = margins(sgm)
             c4, c5 = _sign(m4), _sign(m5)
             if c4 is not None and c5 is not None:
                 break

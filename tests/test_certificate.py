@@ -1,9 +1,9 @@
 import json
-import os
 
 import pytest
 
-from rdp_verify.certificate import check_certificate, content_hash, dumps, load, schema_errors, seal, write_atomic
+from rdp_verify.atomic import write_atomic
+from rdp_verify.certificate import check_certificate, content_hash, dumps, load, schema_errors, seal
 from rdp_verify.certify import certify
 from rdp_verify.inputs import SGM
 
@@ -64,10 +64,3 @@ def test_rehashed_forgeries_are_named(cert, edit, field):
 def test_schema_violation_is_named(cert):
     broken = rehashed(cert, lambda c: c["epsilon"].update(lower="one"))
     assert check_certificate(broken)[0].startswith("schema: epsilon")
-
-
-def test_atomic_write_leaves_nothing_on_failure(tmp_path):
-    path = tmp_path / "out.json"
-    with pytest.raises(TypeError):
-        write_atomic(path, 12345)  # not text: the write fails midway
-    assert os.listdir(tmp_path) == []

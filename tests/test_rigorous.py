@@ -67,6 +67,21 @@ def test_epsilon_many_matches_enclose():
         assert eps.error * 2 <= eps.value * Fraction(1, 10**30)
 
 
+@pytest.mark.parametrize("alpha", ["1.001", "1.01", "1.03"])
+@pytest.mark.parametrize("dps", [10, 15, 20])
+def test_tiny_q_low_precision_reaches_its_digits(alpha, dps):
+    # Regression: at low precision the first ball for log A contains 0 (accuracy
+    # −∞), which once made the precision loop overshoot its cap and give up.
+    # Reference: A_α = 1 + C(α, 2) q² (e^{1/σ²} − 1) + O(q³), the second-order
+    # expansion of E_{μ0}[(1 + q(μ1/μ0 − 1))^α]; relative error O(q) = 1e-12.
+    q, sigma, a = Fraction(1, 10**12), Fraction(10**4), Fraction(alpha)
+    eps = rigorous.epsilon_bounds(SGM(q, sigma, a), dps)
+    assert eps.error * 2 <= eps.value * Fraction(1, 10**dps)
+    with mpmath.workdps(40):
+        expansion = mp(a) / 2 * mp(q) ** 2 * mpmath.expm1(1 / mp(sigma) ** 2)
+        assert abs(mp(eps.value) - expansion) < 1e-11 * expansion
+
+
 def test_alpha_near_one_tends_to_kl():
     # ε_α → KL(μ ‖ μ0) = E_μ[log(μ/μ0)] as α → 1 (van Erven–Harremoës, Thm 5). The KL
     # is computed independently by mpmath quadrature; the difference is O(α − 1).
