@@ -51,13 +51,21 @@ def main() -> int:
     both_time, _ = best_time(lambda: [rigorous.enclose(SGM(Q, SIGMA, a), DPS) for a in orders], max(1, args.repeat // 2))
 
     worst = max(ours, key=lambda e: e.error / e.value)
-    outside = sum(1 for e, x in zip(ours, peer) if not (e.lower <= Fraction(x) * (1 + Fraction(1, 10**9)) and Fraction(x) * (1 - Fraction(1, 10**9)) <= e.upper))
+    slack = Fraction(1, 10**9)
+    outside = [(o, e, x) for o, e, x in zip(orders, ours, peer)
+               if not (e.lower <= Fraction(x) * (1 + slack) and Fraction(x) * (1 - slack) <= e.upper)]
+    fractional = sum(1 for o in orders if o.denominator != 1)
     print(f"workload: q={Q}, sigma={SIGMA}, {len(orders)} orders (dp_accounting.DEFAULT_RDP_ORDERS), {DPS} digits")
     print(f"dp_accounting (float64)                     {peer_time * 1e3:8.1f} ms")
     print(f"rdp_verify epsilon_many (proven, A_alpha)   {ours_time * 1e3:8.1f} ms   ratio {ours_time / peer_time:5.2f}x")
     print(f"rdp_verify enclose (proven, A and B)        {both_time * 1e3:8.1f} ms   ratio {both_time / peer_time:5.2f}x")
     print(f"widest relative enclosure: {float(2 * worst.error / worst.value):.1e}")
-    print(f"orders where dp_accounting is outside our interval (beyond 1e-9 relative): {outside} of {len(orders)}")
+    print(f"orders where dp_accounting is outside our interval (beyond 1e-9 relative): {len(outside)} of {len(orders)}"
+          f" ({sum(1 for o, _, _ in outside if o.denominator != 1)} of the {fractional} fractional ones)")
+    if outside:
+        o, e, x = max(outside, key=lambda t: abs(Fraction(t[2]) / t[1].value - 1))
+        print(f"largest deviation: alpha = {float(o):g}, dp_accounting {x:.6g}, ours {float(e.value):.6g}"
+              f" ({float(Fraction(x) / e.value - 1):+.1%})")
     return 0
 
 

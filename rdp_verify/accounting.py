@@ -41,7 +41,7 @@ from typing import Sequence
 
 from flint import arb, ctx, fmpq
 
-from .inputs import SGM, InputError
+from .inputs import SGM, InputError, check_alpha, check_q, check_sigma
 from .results import Bounded, arb_to_bounded
 from .rigorous import epsilon_bounds
 
@@ -63,6 +63,7 @@ __all__ = [
 CONVERSIONS = ("mironov2017", "balle2020")
 DPS = 20  # digits of each RDP enclosure: the audited ε needs a few digits, not 30
 PREC = 192  # bits for the conversion terms; every rounding is inside the balls
+LOG_FLOOR = 10_000  # δ below e^−10000 is reported as the interval [0, e^−10000]
 
 
 @dataclass(frozen=True)
@@ -74,7 +75,9 @@ class Phase:
     steps: int
 
     def __post_init__(self) -> None:
-        SGM(self.q, self.sigma, Fraction(2))  # type and range checks of q, σ
+        SGM(self.q, self.sigma, Fraction(2))  # types
+        check_q(self.q)
+        check_sigma(self.sigma)
         if isinstance(self.steps, bool) or not isinstance(self.steps, int) or self.steps < 1:
             raise InputError(f"steps={self.steps!r} must be a whole number of at least 1")
 
@@ -167,9 +170,15 @@ def delta_from_rdp(rdp: Bounded, alpha: Fraction, epsilon: Fraction, conversion:
 
 
 def _clipped_exp(x: arb) -> Bounded:
-    """Enclosure of min(1, e^x); δ ≥ 1 says nothing, so large x is never exponentiated."""
+    """Enclosure of min(1, e^x); δ ≥ 1 says nothing, so large x is never exponentiated.
+
+    Below e^−LOG_FLOOR (x.upper < −LOG_FLOOR) the enclosure is [0, e^−LOG_FLOOR]:
+    true, and it keeps the exact rationals (and their decimal text) small.
+    """
     if x >= 0:
         return Bounded(Fraction(1), Fraction(0))
+    if x.upper() < -LOG_FLOOR:
+        return Bounded.between(Fraction(0), arb_to_bounded(arb(-LOG_FLOOR).exp()).upper)
     e = arb_to_bounded(x.exp())
     return Bounded.between(max(e.lower, Fraction(0)), min(e.upper, Fraction(1)))
 
@@ -193,6 +202,8 @@ def epsilon_at_orders(phases: Sequence[Phase], delta: Fraction, conversion: str,
     """
     if not orders:
         raise InputError("the order list is empty")
+    for a in orders:
+        check_alpha(a)
     values = tuple((a, epsilon_from_rdp(composed_rdp(phases, a, dps), a, delta, conversion)) for a in orders)
     best_order, best = min(values, key=lambda v: v[1].upper)
     lo = max(Fraction(0), min(v.lower for _, v in values))

@@ -25,6 +25,7 @@ from fractions import Fraction
 
 from flint import arb, ctx
 
+from .inputs import InputError
 from .privacy_loss import normal_cdf, to_arb
 from .results import arb_to_bounded
 
@@ -46,11 +47,25 @@ def _up(x: arb) -> Fraction:
 
 def _check_delta(delta: Fraction) -> None:
     if not 0 < delta < 1:
-        raise ValueError("delta must lie in (0, 1)")
+        raise InputError("delta must lie in (0, 1)")
+
+
+def _check(**values: Fraction) -> None:
+    """Refuse what the definitions exclude: τ > 0; μ, ρ, ε ≥ 0; α > 1."""
+    for name, x in values.items():
+        if not isinstance(x, Fraction):
+            raise InputError(f"{name}={x!r} must be an exact Fraction")
+        if name == "tau" and x <= 0:
+            raise InputError(f"tau={x} must be positive")
+        if name in ("mu", "rho", "epsilon") and x < 0:
+            raise InputError(f"{name}={x} must be non-negative")
+        if name == "alpha" and x <= 1:
+            raise InputError(f"alpha={x} must be greater than 1")
 
 
 def cdp_to_dp(mu: Fraction, tau: Fraction, delta: Fraction) -> Fraction:
     """An upper bound of μ + τ√(2 log(1/δ)): (μ, τ)-CDP ⇒ (ε, δ)-DP."""
+    _check(mu=mu, tau=tau)
     _check_delta(delta)
     with ctx.workprec(PREC):
         return _up(to_arb(mu) + to_arb(tau) * (2 * (1 / to_arb(delta)).log()).sqrt())
@@ -58,11 +73,15 @@ def cdp_to_dp(mu: Fraction, tau: Fraction, delta: Fraction) -> Fraction:
 
 def cdp_to_zcdp(mu: Fraction, tau: Fraction) -> tuple[Fraction, Fraction]:
     """(ξ, ρ) = (μ − τ²/2, τ²/2), exact: (μ, τ)-CDP ⇒ (ξ, ρ)-zCDP."""
+    _check(mu=mu, tau=tau)
     return mu - tau * tau / 2, tau * tau / 2
 
 
 def zcdp_to_dp(rho: Fraction, delta: Fraction, xi: Fraction = Fraction(0)) -> Fraction:
     """An upper bound of ξ + ρ + 2√(ρ log(1/δ)): (ξ, ρ)-zCDP ⇒ (ε, δ)-DP."""
+    _check(rho=rho)
+    if xi < -rho:
+        raise InputError(f"xi={xi} below -rho: (xi, rho)-zCDP needs xi + rho*alpha >= 0 for all alpha > 1")
     _check_delta(delta)
     with ctx.workprec(PREC):
         r = to_arb(rho)
@@ -71,16 +90,19 @@ def zcdp_to_dp(rho: Fraction, delta: Fraction, xi: Fraction = Fraction(0)) -> Fr
 
 def zcdp_to_rdp(xi: Fraction, rho: Fraction, alpha: Fraction) -> Fraction:
     """ε_α = ξ + ρα, exact: (ξ, ρ)-zCDP ⇒ (α, ξ + ρα)-RDP."""
+    _check(rho=rho, alpha=alpha)
     return xi + rho * alpha
 
 
 def dp_to_zcdp(epsilon: Fraction) -> Fraction:
     """ρ = ε²/2, exact: ε-DP ⇒ ρ-zCDP."""
+    _check(epsilon=epsilon)
     return epsilon * epsilon / 2
 
 
 def gaussian_delta(tau: Fraction, epsilon: Fraction) -> arb:
     """δ(ε) of the Gaussian mechanism with τ = Δ/σ, exactly (Arb ball)."""
+    _check(tau=tau, epsilon=epsilon)
     with ctx.workprec(PREC):
         t, e = to_arb(tau), to_arb(epsilon)
         return normal_cdf(t / 2 - e / t) - e.exp() * normal_cdf(-t / 2 - e / t)

@@ -11,8 +11,9 @@ Classification of the peer's value x (exact rational comparison of the double x)
 
 * ``exact``        lo − τ ≤ x ≤ hi + τ,
 * ``conservative`` x > hi + τ: over-reports ε_α (a true but loose bound),
-* ``unsafe``       x < lo − τ (negative values included): under-reports ε_α, so a
-  privacy claim built on it would be false,
+* ``unsafe``       x < lo − τ, or x < lo/2 whatever τ (so 0 and every negative
+  value, since ε_α > 0): under-reports ε_α, so a privacy claim built on it would be
+  false,
 * ``non-finite``   NaN, ±inf, or the peer raised,
 
 with the float tolerance
@@ -27,9 +28,10 @@ relative error when ε_α is tiny: dp_accounting's exact integer-order sum errs 
 up to 2e-12 in log A_α on the default grid (α = 2048, allowance 2e-10), and
 Opacus's series, cut off once a term falls below e^−30, by up to 1.7e-13 at
 α ≤ 1.5 (allowance ≥ 2e-13). The consequence: where ε_α is below about
-atol·(α + 1)/(α − 1) (e.g. q = 1e-4, σ = 100, α = 1.01: ε_α = 5e-13), any value
-within τ of ε_α counts as exact (0 and tiny negative values included), and the
-relative error can be O(1) there. The
+atol·(α + 1)/(α − 1) (e.g. q = 1e-4, σ = 100, α = 1.01: ε_α = 5e-13), a value
+within τ of ε_α counts as exact although its relative error can be large, up to
+a factor of two below: the absolute allowance forgives rounding, not a value less
+than half the true one (nor 0 or a negative value, which are always unsafe). The
 defects this module exists to find are orders of magnitude beyond τ.
 
 The CLI (``rdp-verify compare``) prints a summary table, and optionally writes the
@@ -159,7 +161,7 @@ def classify(value: float | None, epsilon: Bounded, alpha: Fraction,
     if value is None or not math.isfinite(value):
         return "non-finite"
     x, tau = Fraction(value), tolerance(epsilon, alpha, rtol, atol)
-    if x < epsilon.lower - tau:
+    if x < epsilon.lower - tau or x < epsilon.lower / 2:  # ε_α > 0: τ never excuses 0 or a sign error
         return "unsafe"
     if x > epsilon.upper + tau:
         return "conservative"

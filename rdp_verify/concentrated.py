@@ -283,11 +283,17 @@ def _sgm_concentrated(loss: SGMLoss, mu: Fraction, tau: Fraction, budget: int, b
 
 
 def _pieces(pieces: dict) -> dict[str, Any]:
-    """The γ ranges of a subgaussianity proof, rounded inward (what is printed stays proven)."""
+    """The γ ranges of a subgaussianity proof, rounded so that what is printed stays true.
+
+    Proven ranges are rounded inward; ``unresolved_gamma`` (a range containing every
+    unverified cell) outward.
+    """
     out: dict[str, Any] = {}
     for key, value in pieces.items():
         if isinstance(value, list):
-            out[key] = [decimal_text(value[0], 10, "up"), decimal_text(value[1], 10, "down")]
+            inward = key != "unresolved_gamma"
+            out[key] = [decimal_text(value[0], 10, "up" if inward else "down"),
+                        decimal_text(value[1], 10, "down" if inward else "up")]
         elif isinstance(value, Fraction):
             out[key] = decimal_text(value, 10, "up" if key.endswith("from_gamma") else "down")
         else:

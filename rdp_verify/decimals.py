@@ -9,6 +9,7 @@ otherwise; both parse back exactly with :class:`fractions.Fraction`.
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import TYPE_CHECKING, Literal
 
@@ -22,7 +23,7 @@ Rounding = Literal["down", "up", "nearest"]
 
 def _floor_log10(a: Fraction) -> int:
     """⌊log10 a⌋ for a > 0, exactly."""
-    e = len(str(a.numerator)) - len(str(a.denominator))
+    e = math.floor((a.numerator.bit_length() - a.denominator.bit_length()) * math.log10(2))  # within 1 of it
     while Fraction(10) ** e > a:
         e -= 1
     while Fraction(10) ** (e + 1) <= a:

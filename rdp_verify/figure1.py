@@ -27,8 +27,9 @@ the set and the next one outside, until (α_hi − α_lo)/α_lo ≤ 1e−4.
   is not proven.
 
 By Theorem 11 the exact largest α can never be below the minimum of (4) and
-(5); ``exact_over_minimum`` is the proven interval of their ratio (how much
-room the conditions leave) and the CLI exits 1 if a bracket contradicts this.
+(5); ``exact_over_minimum`` encloses their ratio (how much room the conditions
+leave) *given* that the (5) set and the exact set are intervals, which is
+grid-checked only (see above), and the CLI exits 1 if a bracket contradicts this.
 
 **Right panel.** Proven ε_α of SG_{q,σ} on a log grid of α for the
 configurations in ``RIGHT_PANEL``, with the Theorem 11 bound 2q²α/σ² and
@@ -336,6 +337,8 @@ def figure1_data(
         "figure": "Figure 1 of Mironov, Talwar, Zhang (2019), recomputed with certified brackets",
         "epsilon": f"proven Arb enclosures at {dps} digits (rdp_verify.rigorous.epsilon_many)",
         "brackets": "alpha_lo is proven inside the set, alpha_hi proven outside; relative width <= 1e-4",
+        "exact_over_minimum": ("encloses exact alpha* / min(alpha4*, alpha5*) given that the sets of (5) and of the "
+                               "exact bound are intervals, which is checked on the scanned grid only"),
         "left": left,
         "right": right,
     }

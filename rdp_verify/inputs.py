@@ -26,6 +26,9 @@ __all__ = [
     "parse_q",
     "parse_sigma",
     "parse_alpha",
+    "check_q",
+    "check_sigma",
+    "check_alpha",
     "parse_alphas",
     "parse_dps",
     "fraction_text",
@@ -96,33 +99,48 @@ def fraction_text(x: Fraction) -> str:
 
 def parse_q(text: str) -> Fraction:
     """Sampling rate q ∈ (0, 1] (Definition 3); supported down to 1e-12."""
-    q = parse_rational(text, "q")
-    if not 0 < q <= 1:
-        raise InputError(f"q={text.strip()} is outside (0, 1]: q is a sampling probability")
-    if q < Q_MIN:
-        raise InputError(f"q={text.strip()} is below the supported minimum 1e-12")
-    return q
+    return check_q(parse_rational(text, "q"), text.strip())
 
 
 def parse_sigma(text: str) -> Fraction:
     """Noise multiplier σ > 0 (Definition 3); supported on [0.1, 1e4]."""
-    sigma = parse_rational(text, "sigma")
-    if sigma <= 0:
-        raise InputError(f"sigma={text.strip()} must be positive")
-    if not SIGMA_MIN <= sigma <= SIGMA_MAX:
-        raise InputError(f"sigma={text.strip()} is outside the supported range [0.1, 1e4]")
-    return sigma
+    return check_sigma(parse_rational(text, "sigma"), text.strip())
 
 
 def parse_alpha(text: str) -> Fraction:
     """Rényi order α > 1 (Definition 1); supported on (1, 1e6] with α − 1 ≥ 1e-9."""
-    alpha = parse_rational(text, "alpha")
+    return check_alpha(parse_rational(text, "alpha"), text.strip())
+
+
+def check_q(q: Fraction, shown: str | None = None) -> Fraction:
+    """q itself if it lies in the supported domain [1e-12, 1], else :class:`InputError`."""
+    shown = shown or fraction_text(q)
+    if not 0 < q <= 1:
+        raise InputError(f"q={shown} is outside (0, 1]: q is a sampling probability")
+    if q < Q_MIN:
+        raise InputError(f"q={shown} is below the supported minimum 1e-12")
+    return q
+
+
+def check_sigma(sigma: Fraction, shown: str | None = None) -> Fraction:
+    """σ itself if it lies in the supported domain [0.1, 1e4], else :class:`InputError`."""
+    shown = shown or fraction_text(sigma)
+    if sigma <= 0:
+        raise InputError(f"sigma={shown} must be positive")
+    if not SIGMA_MIN <= sigma <= SIGMA_MAX:
+        raise InputError(f"sigma={shown} is outside the supported range [0.1, 1e4]")
+    return sigma
+
+
+def check_alpha(alpha: Fraction, shown: str | None = None) -> Fraction:
+    """α itself if it lies in the supported domain (1, 1e6], α − 1 ≥ 1e-9, else :class:`InputError`."""
+    shown = shown or fraction_text(alpha)
     if alpha <= 1:
-        raise InputError(f"alpha={text.strip()} must be greater than 1")
+        raise InputError(f"alpha={shown} must be greater than 1")
     if alpha > ALPHA_MAX:
-        raise InputError(f"alpha={text.strip()} is above the supported maximum 1e6")
+        raise InputError(f"alpha={shown} is above the supported maximum 1e6")
     if alpha - 1 < ALPHA_GAP_MIN:
-        raise InputError(f"alpha={text.strip()} is closer to 1 than the supported 1 + 1e-9")
+        raise InputError(f"alpha={shown} is closer to 1 than the supported 1 + 1e-9")
     return alpha
 
 
@@ -169,6 +187,9 @@ class SGM:
         for name in ("q", "sigma", "alpha"):
             if not isinstance(getattr(self, name), Fraction):
                 raise InputError(f"{name} must be an exact Fraction")
+        # Mathematical validity only: the methods also evaluate moments just outside the
+        # supported domain (e.g. α = 1 + 10^−dps for a derivative at 1). User-facing entry
+        # points (parse_*, accounting.Phase and its orders) enforce the domain with check_*.
         if not (0 < self.q <= 1 and self.sigma > 0 and self.alpha > 1):
             raise InputError("need 0 < q <= 1, sigma > 0 and alpha > 1")
 

@@ -37,7 +37,7 @@ CDF of each loss is a closed form in Φ, enclosed in Arb by :meth:`SGMLoss.cdf`.
 **Analytic bounds** used for the tails of the CDP checks (each a short proof):
 
 * K(γ) ≥ γ log q + γ(γ − 1)/(2σ²) for γ ≥ 0 (w ≥ q r with r = μ1/μ0, E_{μ0}[r^γ] = e^{γ(γ−1)/(2σ²)});
-* K(γ) ≤ −γ log(1 − q) for γ ≤ 0 (w ≥ 1 − q);
+* K(γ) ≤ γ log(1 − q) for γ ≤ 0 (w ≥ 1 − q, and w^γ is decreasing in w);
 * for γ ≥ 1 and any t > 0 (convexity of x^γ, weights 1/(1+t), t/(1+t)):
   A_γ ≤ (1 + t)^{γ−1} q^γ e^{γ(γ−1)/(2σ²)} + (1 + 1/t)^{γ−1} (1 − q)^γ;
 * curvature, :func:`curvature_bound`: K''(γ) = Var_{ν_γ}(log w) for the tilted law
@@ -104,6 +104,8 @@ class SGMLoss:
     _cache: dict[Fraction, Bounded] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
+        if not (isinstance(self.q, Fraction) and isinstance(self.sigma, Fraction)):
+            raise InputError("q and sigma must be exact Fractions (a float or int would leak into exact formulas)")
         if not (0 < self.q <= 1 and self.sigma > 0):
             raise InputError("need 0 < q <= 1 and sigma > 0")
 

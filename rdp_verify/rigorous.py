@@ -144,10 +144,17 @@ class _Moment:
             return 1 / (1 + math.exp(-u)) if u > -700 else 0.0
 
         guesses = [0.0, g]
-        for z in (0.0, g):
-            for _ in range(60):
-                z = g * lam(z)
-            guesses.append(z)
+        if g > 0:  # z ↦ γλ(z) is increasing: iterating from 0 and γ reaches the extreme fixed points
+            for z in (0.0, g):
+                for _ in range(60):
+                    z = g * lam(z)
+                guesses.append(z)
+        else:  # decreasing (iteration would oscillate): the single root of γλ(z) − z in (γ, 0)
+            lo, hi = g, 0.0
+            for _ in range(200):
+                mid = (lo + hi) / 2
+                lo, hi = (mid, hi) if g * lam(mid) - mid > 0 else (lo, mid)
+            guesses.append((lo + hi) / 2)
         return guesses
 
     # -- the complex integrand, analytic flag honoured ---------------------------

@@ -145,6 +145,24 @@ def test_bad_conversion_epsilon_and_steps_refused():
             Phase(F(1, 100), F(4), steps)
 
 
+@pytest.mark.parametrize("q, sigma, order, message", [
+    (F(1, 10**15), F(1), F(2), "below the supported minimum"),
+    (F(1, 100), F(1, 100), F(2), "outside the supported range"),
+    (F(1, 100), F(10**5), F(2), "outside the supported range"),
+    (F(1, 100), F(1), F(10**7), "above the supported maximum"),
+    (F(1, 100), F(1), 1 + F(1, 10**12), "closer to 1"),
+])
+def test_outside_the_supported_domain_refused(q, sigma, order, message):
+    with pytest.raises(InputError, match=message):
+        epsilon_at_orders([Phase(q, sigma, 10)], F(1, 10**5), "mironov2017", [order])
+
+
+def test_delta_far_below_every_double_stays_a_small_exact_bound():
+    # λ(R − ε) = −10^20: δ is reported as [0, e^−10000] at once, not as an exact e^−10^20
+    d = delta_from_rdp(Bounded(F(1), F(0)), F(2), F(10**20), "mironov2017")
+    assert d.lower == 0 and 0 < d.upper < F(1, 10**4342) and d.upper.denominator.bit_length() < 20_000
+
+
 # -- composition ------------------------------------------------------------------------------
 
 def test_composition_adds_per_order():

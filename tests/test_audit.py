@@ -99,6 +99,29 @@ def test_json_report_carries_verdict_bounds_order_and_certificates(capsys):
     assert Fraction(detail["delta_at_reported_epsilon"]["upper"]) <= Fraction(1, 10**5)  # holds ⇒ δ(1.26) ≤ δ
 
 
+def test_large_q_and_far_reported_epsilon(capsys):
+    # Regression: B_α at the top order α = 1e6 once failed to enclose for q ≥ 0.3, and δ at a
+    # reported ε far above the accounting's was exponentiated exactly (e^−10^4 and worse).
+    # Reference: subsampling never hurts, so ε ≤ min over α of 100·α/(2σ²) + log(1/δ)/(α − 1), the
+    # unsampled Gaussian mechanism (q = 1) under the same conversion: α − 1 = √(2σ² log(1/δ)/100).
+    code, out, err = run(capsys, "--q", "0.5", "--sigma", "2", "--steps", "100", "--delta", "1e-5",
+                         "--epsilon", "100", "--conversion", "mironov2017", "--json")
+    report = json.loads(out)
+    lam = math.sqrt(8 * math.log(1e5) / 100)
+    gaussian = 100 * (1 + lam) / 8 + math.log(1e5) / lam
+    assert code == 0 and report["verdict"] == "holds" and Fraction(report["epsilon"]["upper"]) < gaussian
+    assert Fraction(report["conversions"]["mironov2017"]["delta_at_reported_epsilon"]["upper"]) <= Fraction(1, 10**5)
+
+
+def test_delta_far_below_the_floor_is_reported_as_a_bound(capsys):
+    # at α* ≈ 4761, λ(R − ε) ≈ −4760·3 < −10^4: δ(ε) is reported as ≤ e^−10000 ≈ 1.1e-4343
+    code, out, err = run(capsys, "--q", "0.01", "--sigma", "100", "--steps", "100", "--delta", "1e-5",
+                         "--epsilon", "3", "--conversion", "mironov2017", "--json")
+    report = json.loads(out)
+    delta = Fraction(report["conversions"]["mironov2017"]["delta_at_reported_epsilon"]["upper"])
+    assert code == 0 and report["verdict"] == "holds" and 0 < delta < Fraction(1, 10**4342)
+
+
 def test_human_summary(capsys):
     code, out, err = run(capsys, *MNIST, "--epochs", "60", "--step-convention", "ceil", "--epsilon", "3.01",
                          "--orders", "tf_privacy_compute_dp_sgd_privacy")

@@ -55,6 +55,21 @@ def test_classify(value, expected):
     assert classify(value, EPS, ALPHA) == expected
 
 
+TINY = Bounded(Fraction(88, 10**13), Fraction(1, 10**30))  # ε_α ≈ 8.8e-12 < τ ≈ 2e-11 at α = 1.01
+
+
+@pytest.mark.parametrize("value, expected", [
+    (8.8e-12 * 0.6, "exact"),  # within τ and not below half: float rounding of log A near 1.0
+    (8.8e-12 * 0.4, "unsafe"),  # within τ, but less than half the certified lower end
+    (0.0, "unsafe"),
+    (-1e-12, "unsafe"),
+])
+def test_absolute_tolerance_never_excuses_half_or_a_sign(value, expected):
+    alpha = Fraction(101, 100)
+    assert tolerance(TINY, alpha) > TINY.upper  # the regime where τ alone would pass all of these
+    assert classify(value, TINY, alpha) == expected
+
+
 def test_call_peer_turns_exceptions_into_findings():
     def broken(q, sigma, alpha):
         raise ValueError("The result of subtraction must be non-negative.")

@@ -5,6 +5,7 @@ import pytest
 
 from rdp_verify.inputs import InputError
 from rdp_verify.laplace import SampledLaplace, log_moment_arb, log_moment_mpmath, theorem5_report
+from rdp_verify.results import arb_to_bounded
 
 from oracles import mp
 
@@ -76,6 +77,10 @@ def test_estimate_error_is_honest():
     point = SampledLaplace.parse("0.3", "0.5", "4.5")
     est = log_moment_mpmath(point, point.alpha, 30)
     assert 0 < est.error < Fraction(1, 10**25) * abs(est.value)
+    # the estimate's interval must contain the proven Arb enclosure's midpoint (and overlap it)
+    proven = arb_to_bounded(log_moment_arb(point, point.alpha, 200))
+    assert proven.error < est.error and est.overlaps(proven)
+    assert est.lower <= proven.value <= est.upper
 
 
 @pytest.mark.parametrize("args", [("0.1", "0", "2"), ("0.1", "-1", "2"), ("0.1", "1e5", "2"), ("2", "1", "2"), ("0.1", "1", "1")])

@@ -8,6 +8,7 @@ import pytest
 from cdp_oracles import k as k_ref
 from cdp_oracles import kl as kl_ref
 from cdp_oracles import loss_cdf as cdf_ref
+from rdp_verify.inputs import InputError
 from rdp_verify.privacy_loss import DIRECTIONS, SGMLoss, curvature_bound, gaussian, log_bounded
 from rdp_verify.results import Bounded
 
@@ -96,3 +97,11 @@ def test_curvature_bound_dominates_the_variance():
 def test_log_bounded_refuses_non_positive():
     with pytest.raises(ArithmeticError):
         log_bounded(Bounded(F(0), F(1)))
+
+
+def test_float_parameters_are_refused():
+    # an int or float σ would turn 1/(2σ²) into a float inside the exact formulas
+    with pytest.raises(InputError):
+        SGMLoss(F(1), 10)
+    with pytest.raises(InputError):
+        SGMLoss(0.01, F(1))

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rdp_verify import rigorous, series
+from rdp_verify import quadrature, rigorous, series
 from rdp_verify.crosscheck import method_epsilon
 from rdp_verify.inputs import SGM
 
@@ -80,6 +80,17 @@ def test_tiny_q_low_precision_reaches_its_digits(alpha, dps):
     with mpmath.workdps(40):
         expansion = mp(a) / 2 * mp(q) ** 2 * mpmath.expm1(1 / mp(sigma) ** 2)
         assert abs(mp(eps.value) - expansion) < 1e-11 * expansion
+
+
+@pytest.mark.parametrize("q, sigma, alpha", [("0.3", "1", "1000000"), ("0.9", "10", "999999.5"), ("0.5", "2", "100000")])
+def test_top_of_the_order_range_encloses_b(q, sigma, alpha):
+    # Regression: for γ = 1 − α ≪ 0 the peak search z ↦ γλ(z) oscillated (a decreasing
+    # map), the window missed the peak and the B_α ball contained 0. The mpmath
+    # quadrature method is the independent reference.
+    sgm = SGM(Fraction(q), Fraction(sigma), Fraction(alpha))
+    proven, estimate = rigorous.compute(sgm, 20), quadrature.compute(sgm, 20)
+    assert proven.log_b.error < abs(proven.log_b.value) * Fraction(1, 10**20)
+    assert proven.log_a.overlaps(estimate.log_a) and proven.log_b.overlaps(estimate.log_b)
 
 
 def test_alpha_near_one_tends_to_kl():
