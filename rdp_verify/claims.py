@@ -146,6 +146,8 @@ def _conversions(text: str | None) -> tuple[str, ...]:
 
 def _orders(value: Any) -> tuple[tuple[Fraction, ...] | None, str | None]:
     if isinstance(value, list):
+        if not value:
+            raise InputError("orders is an empty list: give orders, a list name, or leave the field out")
         if not all(isinstance(v, str) for v in value):
             raise InputError("orders must be a list of numbers")
         value = ",".join(value)

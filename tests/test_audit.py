@@ -204,6 +204,7 @@ def test_bad_input_one_line_exit_2(capsys, args, message):
     ('{"claims": [{"id": "x", "q": "0.01", "sigma": "4", "steps": 100, "delta": 1e-5, "epsilon": 1, "sigm": 2}]}',
      "claim 1 (x): unknown field 'sigm'"),
     ('{"claims": []}', "holds no claims"),
+    ('[{"q": "0.01", "sigma": "4", "steps": "100", "delta": "1e-5", "epsilon": "1", "orders": []}]', "orders is an empty list"),
     ('{"claims": [', "neither CSV"),
     ('[{"q": "0.01", "sigma": "4", "steps": "100", "delta": "1e-5", "epsilon": "1"}, 7]', "claim 2: expected an object"),
 ])
