@@ -57,6 +57,7 @@ __all__ = [
     "OrderListResult",
     "epsilon_at_orders",
     "exact_ball",
+    "require_exact",
     "check_conversion",
 ]
 
@@ -132,8 +133,16 @@ def _phi(conversion: str, lam: Fraction) -> arb:
     return x * (x / (1 + x)).log() - x.log1p()
 
 
+def require_exact(**values: object) -> None:
+    """Refuse floats (and anything not an exact rational) with a one-line InputError."""
+    for name, x in values.items():
+        if isinstance(x, bool) or not isinstance(x, (Fraction, int)):
+            raise InputError(f"{name}={x!r} must be an exact rational (Fraction), e.g. Fraction('1e-5')")
+
+
 def conversion_offset(conversion: str, alpha: Fraction, delta: Fraction) -> Bounded:
     """Proven interval for c(α, δ) = (log(1/δ) + φ(α − 1))/(α − 1), so that ε = R + c."""
+    require_exact(alpha=alpha, delta=delta)
     check_conversion(conversion)
     lam = alpha - 1
     if lam <= 0:
@@ -157,6 +166,7 @@ def delta_from_rdp(rdp: Bounded, alpha: Fraction, epsilon: Fraction, conversion:
     Increasing in R, so the upper end uses rdp.upper: an (α, R)-RDP mechanism is
     (ε, δ.upper)-DP.
     """
+    require_exact(alpha=alpha, epsilon=epsilon)
     check_conversion(conversion)
     if epsilon < 0:
         raise InputError(f"epsilon={epsilon} must be non-negative")

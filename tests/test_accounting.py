@@ -157,6 +157,13 @@ def test_outside_the_supported_domain_refused(q, sigma, order, message):
         epsilon_at_orders([Phase(q, sigma, 10)], F(1, 10**5), "mironov2017", [order])
 
 
+def test_floats_refused_with_an_input_error():
+    with pytest.raises(InputError, match="exact rational"):
+        epsilon_from_rdp(EXACT, F(2), 1e-5, "mironov2017")
+    with pytest.raises(InputError, match="exact rational"):
+        delta_from_rdp(EXACT, 2.5, F(1), "balle2020")
+
+
 def test_delta_far_below_every_double_stays_a_small_exact_bound():
     # λ(R − ε) = −10^20: δ is reported as [0, e^−10000] at once, not as an exact e^−10^20
     d = delta_from_rdp(Bounded(F(1), F(0)), F(2), F(10**20), "mironov2017")
