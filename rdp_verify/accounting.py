@@ -39,10 +39,10 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Sequence
 
-from flint import arb, ctx, fmpq
+from flint import arb, ctx
 
 from .inputs import SGM, InputError, check_alpha, check_q, check_sigma
-from .results import Bounded, arb_to_bounded
+from .results import Bounded, arb_to_bounded, to_arb
 from .rigorous import epsilon_bounds
 
 __all__ = [
@@ -56,7 +56,6 @@ __all__ = [
     "delta_from_rdp",
     "OrderListResult",
     "epsilon_at_orders",
-    "exact_ball",
     "require_exact",
     "check_conversion",
 ]
@@ -81,16 +80,6 @@ class Phase:
         check_sigma(self.sigma)
         if isinstance(self.steps, bool) or not isinstance(self.steps, int) or self.steps < 1:
             raise InputError(f"steps={self.steps!r} must be a whole number of at least 1")
-
-
-def exact_ball(x: Fraction) -> arb:
-    """An Arb ball containing the rational x (exact when x is dyadic and short)."""
-    return arb(fmpq(x.numerator, x.denominator))
-
-
-def _hull_ball(b: Bounded) -> arb:
-    """An Arb ball containing the whole interval of ``b``."""
-    return exact_ball(b.lower).union(exact_ball(b.upper))
 
 
 @lru_cache(maxsize=8192)
@@ -122,14 +111,14 @@ def _check_delta(delta: Fraction) -> None:
 def log_inv_delta(delta: Fraction) -> arb:
     """Ball for L = log(1/δ), δ ∈ (0, 1). Call under ``ctx.workprec``."""
     _check_delta(delta)
-    return -exact_ball(delta).log()
+    return -to_arb(delta).log()
 
 
 def _phi(conversion: str, lam: Fraction) -> arb:
     """φ(λ): 0 (Mironov 2017 Prop. 3) or λ·log(λ/(1+λ)) − log(1+λ) (Balle et al. 2020 Thm 21)."""
     if conversion == "mironov2017":
         return arb(0)
-    x = exact_ball(lam)
+    x = to_arb(lam)
     return x * (x / (1 + x)).log() - x.log1p()
 
 
@@ -148,7 +137,7 @@ def conversion_offset(conversion: str, alpha: Fraction, delta: Fraction) -> Boun
     if lam <= 0:
         raise InputError(f"alpha={alpha} must be greater than 1")
     with ctx.workprec(PREC):
-        return arb_to_bounded((log_inv_delta(delta) + _phi(conversion, lam)) / exact_ball(lam))
+        return arb_to_bounded((log_inv_delta(delta) + _phi(conversion, lam)) / to_arb(lam))
 
 
 def epsilon_from_rdp(rdp: Bounded, alpha: Fraction, delta: Fraction, conversion: str) -> Bounded:
@@ -175,7 +164,7 @@ def delta_from_rdp(rdp: Bounded, alpha: Fraction, epsilon: Fraction, conversion:
         raise InputError(f"alpha={alpha} must be greater than 1")
     with ctx.workprec(PREC):
         phi = _phi(conversion, lam)
-        lo, hi = (_clipped_exp(exact_ball(lam * (r - epsilon)) + phi) for r in (rdp.lower, rdp.upper))
+        lo, hi = (_clipped_exp(to_arb(lam * (r - epsilon)) + phi) for r in (rdp.lower, rdp.upper))
     return Bounded.between(lo.lower, hi.upper)
 
 

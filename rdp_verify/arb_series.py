@@ -47,7 +47,9 @@ import math
 from fractions import Fraction
 from functools import lru_cache
 
-from flint import arb, ctx, fmpq
+from flint import arb, ctx
+
+from .results import to_arb
 
 __all__ = ["SharedSGM", "shared_context"]
 
@@ -57,10 +59,6 @@ NODE_COUNTS = (16, 24, 32, 48, 64, 96, 128)
 MAX_NODES = NODE_COUNTS[-1]
 PIECES = 8
 MAX_PANELS = 64
-
-
-def _arb(x: Fraction) -> arb:
-    return arb(fmpq(x.numerator, x.denominator))
 
 
 def _dyadic(x: arb) -> arb:
@@ -88,9 +86,9 @@ class SharedSGM:
             raise ValueError("the series fast path needs 0 < q < 1")
         self.prec = prec
         self.q_exact = q
-        self.q = _arb(q)
-        self.sigma = _arb(sigma)
-        self.s2 = _arb(sigma * sigma)
+        self.q = to_arb(q)
+        self.sigma = to_arb(sigma)
+        self.s2 = to_arb(sigma * sigma)
         self.log_q = self.q.log()
         self.log_1mq = (1 - self.q).log()
         self.ratio = self.q / (1 - self.q)
@@ -110,7 +108,7 @@ class SharedSGM:
         """E_k = (q/(1−q))^k ∫_{−∞}^{c} μ0 r^k, computed once per k."""
         while len(self._left) <= k:
             j = len(self._left)
-            gauss = (_arb(Fraction(j * j - j, 2)) / self.s2).exp() * ((j - self.c_lo) / self.root2s).erfc() / 2
+            gauss = (to_arb(Fraction(j * j - j, 2)) / self.s2).exp() * ((j - self.c_lo) / self.root2s).erfc() / 2
             self._left.append(self.ratio**j * gauss)
         return self._left[k]
 
@@ -118,7 +116,7 @@ class SharedSGM:
         """e^{(k²−k)/(2σ²)} − 1, computed once per k (integer orders)."""
         while len(self._expm1) <= k:
             j = len(self._expm1)
-            self._expm1.append((_arb(Fraction(j * j - j, 2)) / self.s2).expm1())
+            self._expm1.append((to_arb(Fraction(j * j - j, 2)) / self.s2).expm1())
         return self._expm1[k]
 
     def log_w(self, x: arb) -> arb:
@@ -131,7 +129,7 @@ class SharedSGM:
     # -- A_α --------------------------------------------------------------------------
     def log_a_integer(self, alpha: int) -> arb:
         """log A_α = log1p(Σ_{k≥2} C(α,k)(1−q)^{α−k}q^k (e^{(k²−k)/(2σ²)} − 1)), α integer."""
-        coef = _arb(Fraction(alpha * (alpha - 1), 2)) * (1 - self.q) ** (alpha - 2) * self.q * self.q
+        coef = to_arb(Fraction(alpha * (alpha - 1), 2)) * (1 - self.q) ** (alpha - 2) * self.q * self.q
         excess = arb(0)
         for k in range(2, alpha + 1):
             excess += coef * self.expm1_term(k)
@@ -141,7 +139,7 @@ class SharedSGM:
     def log_a(self, alpha: Fraction) -> arb | None:
         """Ball for log A_α (α > 1), or None if the fast path does not apply."""
         tol = arb(2) ** (-self.prec) / 4  # each part; A_α ≥ 1
-        g = _arb(alpha)
+        g = to_arb(alpha)
         left = self._left_series(g, tol)
         right = self._right_series(g, tol) if left is not None else None
         band = self._band.integral(g, tol) if right is not None else None

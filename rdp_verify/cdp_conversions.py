@@ -26,8 +26,8 @@ from fractions import Fraction
 from flint import arb, ctx
 
 from .inputs import InputError
-from .privacy_loss import normal_cdf, to_arb
-from .results import arb_to_bounded
+from .privacy_loss import normal_cdf
+from .results import arb_to_bounded, to_arb
 
 __all__ = [
     "cdp_to_dp",

@@ -29,7 +29,7 @@ from fractions import Fraction
 
 from flint import arb, ctx
 
-from .privacy_loss import to_arb
+from .results import to_arb
 
 __all__ = ["Antipodal", "antipodal", "theorem35_mean_bound", "centred_log_mgf", "subgaussian_witness", "PREC"]
 

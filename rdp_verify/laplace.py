@@ -34,11 +34,11 @@ from fractions import Fraction
 from typing import Any
 
 import mpmath
-from flint import acb, arb, ctx, fmpq
+from flint import acb, arb, ctx
 
-from .inputs import InputError, fraction_text, parse_alpha, parse_q, parse_rational
 from .decimals import interval_json
-from .results import Bounded, arb_to_bounded, mpf_to_fraction
+from .inputs import InputError, fraction_text, parse_alpha, parse_q, parse_rational
+from .results import Bounded, arb_to_bounded, mpf_to_fraction, to_arb
 
 __all__ = ["SampledLaplace", "log_moment_arb", "log_moment_mpmath", "theorem5_report"]
 
@@ -65,16 +65,12 @@ class SampledLaplace:
         return {"q": fraction_text(self.q), "b": fraction_text(self.b), "alpha": fraction_text(self.alpha)}
 
 
-def _a(x: Fraction) -> arb:
-    return arb(fmpq(x.numerator, x.denominator))
-
-
 def log_moment_arb(point: SampledLaplace, gamma: Fraction, prec: int) -> arb:
     """Proven ball for log M(γ) at working precision ``prec`` bits."""
     saved = ctx.prec
     try:
         ctx.prec = prec
-        q, g, inv_b = _a(point.q), _a(gamma), 1 / _a(point.b)
+        q, g, inv_b = to_arb(point.q), to_arb(gamma), 1 / to_arb(point.b)
         e = inv_b.exp()
         outer = ((1 - q + q / e).log() * g).exp() / 2 + ((1 - q + q * e).log() * g).exp() / (2 * e)
 

@@ -31,11 +31,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from flint import arb, ctx, fmpq
+from flint import arb, ctx
 
-from .inputs import SGM, fraction_text
 from .decimals import interval_json
-from .results import Bounded, arb_to_bounded
+from .inputs import SGM, fraction_text
+from .results import Bounded, arb_to_bounded, to_arb
 from .rigorous import enclose, partial_moment
 from .table1 import conditions
 
@@ -43,10 +43,6 @@ __all__ = ["Pieces", "z0_bracket", "pieces", "lemma9_bound", "lemma10_bound", "l
 
 
 MAX_DPS = 300
-
-
-def _a(x: Fraction) -> arb:
-    return arb(fmpq(x.numerator, x.denominator))
 
 
 def _with_prec(dps: int, fn: Any) -> Any:
@@ -60,7 +56,7 @@ def _with_prec(dps: int, fn: Any) -> Any:
 
 def z0_bracket(sgm: SGM, dps: int = 30) -> tuple[Fraction, Fraction]:
     """Exact rationals z0_lo ≤ z0 ≤ z0_hi, z0 = 1/2 + σ² ln(1 + 1/(q(α − 1))) (Section 3.2)."""
-    ball = _with_prec(dps, lambda: arb(0.5) + _a(sgm.sigma**2) * (1 + 1 / _a(sgm.q * (sgm.alpha - 1))).log())
+    ball = _with_prec(dps, lambda: arb(0.5) + to_arb(sgm.sigma**2) * (1 + 1 / to_arb(sgm.q * (sgm.alpha - 1))).log())
     z0 = arb_to_bounded(ball)
     return z0.lower, z0.upper
 
@@ -68,7 +64,7 @@ def z0_bracket(sgm: SGM, dps: int = 30) -> tuple[Fraction, Fraction]:
 def lemma9_bound(sgm: SGM, dps: int = 30) -> Bounded:
     """Lemma 9's bound 1 + q²α(α − 1)(e^{1/σ²} − 1), enclosed in Arb."""
     q, s, a = sgm.q, sgm.sigma, sgm.alpha
-    return arb_to_bounded(_with_prec(dps, lambda: 1 + _a(q * q * a * (a - 1)) * _a(1 / (s * s)).expm1()))
+    return arb_to_bounded(_with_prec(dps, lambda: 1 + to_arb(q * q * a * (a - 1)) * to_arb(1 / (s * s)).expm1()))
 
 
 def lemma10_bound(sgm: SGM) -> Fraction:

@@ -71,11 +71,10 @@ from typing import Sequence
 
 from flint import arb, ctx
 
-from .accounting import (DPS, PREC, Phase, check_conversion, composed_rdp, epsilon_from_rdp,
-                         exact_ball, log_inv_delta)
+from .accounting import DPS, PREC, Phase, check_conversion, composed_rdp, epsilon_from_rdp, log_inv_delta
 from .decimals import decimal_text
 from .inputs import ALPHA_GAP_MIN, ALPHA_MAX
-from .results import Bounded, arb_to_bounded
+from .results import Bounded, arb_to_bounded, bounded_to_arb, to_arb
 
 __all__ = ["Optimum", "optimal_epsilon", "RTOL", "MAX_EVALUATIONS"]
 
@@ -110,7 +109,7 @@ class _Search:
     def add(self, lam: Fraction) -> None:
         alpha = 1 + lam
         f = epsilon_from_rdp(composed_rdp(self.phases, alpha, self.dps), alpha, self.delta, self.conversion)
-        g = exact_ball(lam) * exact_ball(f.lower).union(exact_ball(f.upper)) - self.L  # G = λ f − L
+        g = to_arb(lam) * bounded_to_arb(f) - self.L  # G = λ f − L
         i = bisect.bisect(self.lam, lam)
         self.lam.insert(i, lam)
         self.G.insert(i, g)
@@ -118,11 +117,11 @@ class _Search:
 
     def _slope(self, i: int) -> arb:
         """Slope of the chord between nodes i and i + 1."""
-        return (self.G[i + 1] - self.G[i]) / exact_ball(self.lam[i + 1] - self.lam[i])
+        return (self.G[i + 1] - self.G[i]) / to_arb(self.lam[i + 1] - self.lam[i])
 
     def _g(self, at: int, slope: arb, t: Fraction) -> arb:
         """(l(t) + L)/t for the line through node ``at`` with ``slope``."""
-        return (self.G[at] + exact_ball(t - self.lam[at]) * slope + self.L) / exact_ball(t)
+        return (self.G[at] + to_arb(t - self.lam[at]) * slope + self.L) / to_arb(t)
 
     def crossing(self, i: int) -> Fraction:
         """Where the support lines of cell [λ_i, λ_{i+1}] cross (a float guess, clamped)."""
@@ -139,7 +138,7 @@ class _Search:
     def cell_bound(self, i: int) -> Fraction | float:
         """Lower bound of f on [λ_i, λ_{i+1}] (i = 0 is (0, λ_1]; −inf: no bound)."""
         if i == 0:
-            if self.G[1] - exact_ball(self.lam[1]) * self._slope(1) + self.L > 0:
+            if self.G[1] - to_arb(self.lam[1]) * self._slope(1) + self.L > 0:
                 return self.f[1].lower  # (l2 + L)/λ decreases on (0, λ_1]
             return -math.inf
         s1 = self._slope(i - 1)

@@ -51,10 +51,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Literal
 
-from flint import arb, ctx, fmpq
+from flint import arb, ctx
 
 from .inputs import SGM, InputError
-from .results import Bounded, arb_to_bounded
+from .results import Bounded, arb_to_bounded, to_arb
 from .rigorous import enclose, partial_moment
 
 __all__ = [
@@ -72,11 +72,6 @@ __all__ = [
 Direction = Literal["mu||mu0", "mu0||mu"]
 DIRECTIONS: tuple[Direction, Direction] = ("mu||mu0", "mu0||mu")
 PARTIAL_DPS_MAX = 300
-
-
-def to_arb(x: Fraction) -> arb:
-    """An exact rational as an Arb ball (exact when dyadic, else a tight ball)."""
-    return arb(fmpq(x.numerator, x.denominator))
 
 
 def log_bounded(x: Bounded) -> Bounded:

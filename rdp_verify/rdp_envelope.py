@@ -37,8 +37,8 @@ from fractions import Fraction
 from flint import ctx
 
 from .inputs import ALPHA_MAX
-from .privacy_loss import DIRECTIONS, Direction, SGMLoss, to_arb
-from .results import arb_to_bounded
+from .privacy_loss import DIRECTIONS, Direction, SGMLoss
+from .results import arb_to_bounded, to_arb
 
 __all__ = [
     "Witness",

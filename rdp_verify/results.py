@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from flint import arb, fmpq
+
 __all__ = ["Bounded", "MethodResult", "MethodUnavailable", "mpf_to_fraction", "arb_to_bounded"]
 
 
@@ -65,6 +67,16 @@ def mpf_to_fraction(x: Any) -> Fraction:
         raise ValueError(f"non-finite value {x}")
     man, exp = x.man_exp
     return Fraction(int(man)) * (Fraction(2) ** int(exp))
+
+
+def to_arb(x: Fraction) -> arb:
+    """An exact rational as an Arb ball (exact when dyadic, else a tight ball at the current precision)."""
+    return arb(fmpq(x.numerator, x.denominator))
+
+
+def bounded_to_arb(b: Bounded) -> arb:
+    """An Arb ball containing the whole interval [b.lower, b.upper]."""
+    return to_arb(b.lower).union(to_arb(b.upper))
 
 
 def arb_to_bounded(x: Any) -> Bounded:

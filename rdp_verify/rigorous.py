@@ -42,11 +42,11 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
-from flint import acb, arb, ctx, fmpq
+from flint import acb, arb, ctx
 
 from .arb_series import shared_context
 from .inputs import SGM
-from .results import Bounded, MethodResult, MethodUnavailable, arb_to_bounded
+from .results import Bounded, MethodResult, MethodUnavailable, arb_to_bounded, to_arb
 
 __all__ = ["compute", "enclose", "epsilon_bounds", "epsilon_many", "partial_moment", "Enclosure", "INTEGER_SUM_MAX"]
 
@@ -54,10 +54,6 @@ INTEGER_SUM_MAX = 4096
 FAST_PATH = True  # tests switch it off to exercise acb.integral on every order
 MAX_PREC = 16384
 LN2 = math.log(2)
-
-
-def _arb(x: Fraction) -> arb:
-    return arb(fmpq(x.numerator, x.denominator))
 
 
 @dataclass(frozen=True)
@@ -76,16 +72,16 @@ class _Moment:
     def __init__(self, sgm: SGM, gamma: Fraction):
         self.unit = sgm.q == 1
         self.gamma_exact = gamma
-        self.q = _arb(sgm.q)
-        self.sigma = _arb(sgm.sigma)
-        self.s2 = _arb(sgm.sigma * sgm.sigma)
-        self.g = _arb(gamma)
+        self.q = to_arb(sgm.q)
+        self.sigma = to_arb(sgm.sigma)
+        self.s2 = to_arb(sgm.sigma * sgm.sigma)
+        self.g = to_arb(gamma)
         self.lognorm = -(self.sigma.log() + (2 * arb.pi()).log() / 2)
         self.logq = self.q.log()
         self.log1mq = None if self.unit else (1 - self.q).log()
         self.z1 = None if self.unit else arb(0.5) + self.s2 * (self.log1mq - self.logq)
         # exponent offset of the right-hand representation: (γ² − γ)/(2σ²) + γ log q
-        self.k_right = _arb((gamma * gamma - gamma) / (2 * sgm.sigma * sgm.sigma)) + self.g * self.logq
+        self.k_right = to_arb((gamma * gamma - gamma) / (2 * sgm.sigma * sgm.sigma)) + self.g * self.logq
         self.evaluations = 0
 
     # -- real-line pieces ----------------------------------------------------------
@@ -276,7 +272,7 @@ def _log_add(x: arb, y: arb) -> arb:
 def _log_moment(sgm: SGM, gamma: Fraction, prec: int) -> tuple[arb, dict]:
     """Ball for log M(γ), choosing the scheme described in the module docstring."""
     if sgm.q == 1:
-        return _arb((gamma * gamma - gamma) / (2 * sgm.sigma * sgm.sigma)), {"scheme": "closed form (q = 1)"}
+        return to_arb((gamma * gamma - gamma) / (2 * sgm.sigma * sgm.sigma)), {"scheme": "closed form (q = 1)"}
     if gamma > 1:  # A_α: the per-(q, σ) shared tables of arb_series
         shared = shared_context(sgm.q, sgm.sigma, prec)
         if gamma.denominator == 1 and gamma <= INTEGER_SUM_MAX:
@@ -357,8 +353,8 @@ def partial_moment(sgm: SGM, gamma: Fraction, lower: Fraction | None, upper: Fra
     try:
         ctx.prec = math.ceil(dps * math.log2(10)) + 40
         m = _Moment(sgm, gamma)
-        offset, total, _ = m.integrate(ctx.prec, None if lower is None else _arb(lower),
-                                       None if upper is None else _arb(upper))
+        offset, total, _ = m.integrate(ctx.prec, None if lower is None else to_arb(lower),
+                                       None if upper is None else to_arb(upper))
         return arb_to_bounded(offset.exp() * total)
     finally:
         ctx.prec = saved

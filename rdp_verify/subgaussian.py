@@ -38,9 +38,9 @@ from fractions import Fraction
 from flint import arb, ctx
 
 from .inputs import ALPHA_MAX
-from .privacy_loss import Direction, SGMLoss, curvature_bound, to_arb
+from .privacy_loss import Direction, SGMLoss, curvature_bound
 from .rdp_envelope import chord_excess_max
-from .results import arb_to_bounded
+from .results import arb_to_bounded, to_arb
 
 __all__ = ["SubgaussianResult", "check_subgaussian", "quadratic_threshold", "DEFAULT_BUDGET"]
 

@@ -33,12 +33,11 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Callable, Sequence
 
-from flint import arb, fmpq
 
 from .decimals import decimal_text, interval_json
 from .figure1 import certified_sign, condition_signs
 from .inputs import SGM, fraction_text
-from .results import Bounded
+from .results import Bounded, to_arb
 from .rigorous import epsilon_bounds
 from .theorem11 import closed_form_bound
 
@@ -90,13 +89,9 @@ SHORT = {
 }
 
 
-def _a(x: Fraction) -> arb:
-    return arb(fmpq(x.numerator, x.denominator))
-
-
 def _le_log(lhs: Fraction, scale: Fraction, arg: Fraction, offset: Fraction = Fraction(0)) -> bool | None:
     """Proven truth of lhs ≤ offset + scale·ln(arg) (None: undecided)."""
-    return certified_sign(lambda: _a(offset) + _a(scale) * _a(arg).log() - _a(lhs))
+    return certified_sign(lambda: to_arb(offset) + to_arb(scale) * to_arb(arg).log() - to_arb(lhs))
 
 
 def conditions(name: str, sgm: SGM) -> dict[str, bool | None]:

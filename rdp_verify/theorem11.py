@@ -19,11 +19,11 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from flint import arb, ctx, fmpq
+from flint import arb, ctx
 
 from .decimals import decimal_text
 from .inputs import SGM, fraction_text
-from .results import Bounded, arb_to_bounded
+from .results import Bounded, arb_to_bounded, to_arb
 
 __all__ = ["theorem11_report", "corollary7_report", "closed_form_bound", "margins"]
 
@@ -35,10 +35,6 @@ def closed_form_bound(sgm: SGM) -> Fraction:
     return 2 * sgm.q**2 * sgm.alpha / sgm.sigma**2
 
 
-def _a(x: Fraction) -> arb:
-    return arb(fmpq(x.numerator, x.denominator))
-
-
 def margins(sgm: SGM) -> tuple[arb, arb, arb, arb, arb]:
     """Balls (at the current Arb precision) for L, the right sides of (4) and (5), and their margins.
 
@@ -46,7 +42,7 @@ def margins(sgm: SGM) -> tuple[arb, arb, arb, arb, arb]:
     condition (5) is α ≤ (σ²L²/2 − ln 5 − 2 ln σ)/(L + ln(qα) + 1/(2σ²)); the margins
     are right side − α (non-negative where the condition holds).
     """
-    q, s, a = _a(sgm.q), _a(sgm.sigma), _a(sgm.alpha)
+    q, s, a = to_arb(sgm.q), to_arb(sgm.sigma), to_arb(sgm.alpha)
     s2 = s * s
     L = (1 + 1 / (q * (a - 1))).log()
     rhs4 = s2 * L / 2 - 2 * s.log()
