@@ -51,3 +51,7 @@ def test_loose_curvature_bound_gives_inconclusive_not_holds():
     # q = 1/2, σ = 1, τ = 1: the Brascamp-Lieb bound 1/(σ² − 1/4) > τ² at the centre, so no proof there
     r = check_subgaussian(SGMLoss(F(1, 2), F(1), 20), "mu||mu0", F(1), budget=40)
     assert r.verdict == "inconclusive" and "unresolved_gamma" in r.pieces
+    # the proof fails on both sides of the centre γ = 1 (the degenerate centre piece), so
+    # the reported unverified range must cover cells on both sides, not only the last one tried
+    (centre, _), (lo, hi) = r.pieces["centre_gamma"], r.pieces["unresolved_gamma"]
+    assert lo < centre < hi and r.pieces["left_tail_to_gamma"] <= lo and hi <= r.pieces["right_tail_from_gamma"]
