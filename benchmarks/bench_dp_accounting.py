@@ -17,8 +17,8 @@ import sys
 import time
 from fractions import Fraction
 
-from rdp_verify import arb_series, rigorous
-from rdp_verify.inputs import SGM
+from rdp_verify.foundations.inputs import SGM
+from rdp_verify.methods import arb_series, rigorous
 
 Q, SIGMA, DPS = Fraction(1, 100), Fraction(11, 10), 30
 

@@ -6,7 +6,7 @@ from fractions import Fraction
 
 import mpmath
 
-from rdp_verify.inputs import SGM
+from rdp_verify.foundations.inputs import SGM
 
 
 def mp(x: Fraction) -> mpmath.mpf:

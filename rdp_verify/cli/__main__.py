@@ -1,0 +1,7 @@
+"""``python -m rdp_verify.cli``: the same as the ``rdp-verify`` command."""
+
+import sys
+
+from . import main
+
+sys.exit(main())

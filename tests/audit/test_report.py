@@ -1,0 +1,223 @@
+"""The audit: published figures, the ±1 % verdicts, bad input, claims-file tables.
+
+Reference figures are the published ones (cited per claim in examples/claims.json):
+TF Privacy's MNIST ε = 3.01 and Abadi et al. 2016's ε ≈ 1.26, both at δ = 1e-5.
+"""
+
+import json
+import math
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from rdp_verify.accounting.optimal_order import optimal_epsilon
+from rdp_verify.audit.claims import parse_claim, read_claims
+from rdp_verify.audit.report import audit_claim, verdict_of
+from rdp_verify.certificates.certificate import check_certificate
+from rdp_verify.cli import main
+from rdp_verify.foundations.decimals import decimal_text
+from rdp_verify.foundations.inputs import InputError, Phase
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "claims.json"
+MNIST = ["--batch-size", "256", "--dataset-size", "60000", "--sigma", "1.1", "--delta", "1e-5"]
+
+
+def run(capsys, *argv):
+    code = main(["audit", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def examples():
+    return {c.id: c for c in read_claims(EXAMPLES)}
+
+
+@pytest.fixture(scope="module")
+def published(examples):
+    return {i: audit_claim(examples[i]) for i in ("tf-privacy-mnist-cli", "abadi2016")}
+
+
+@pytest.mark.parametrize("claim_id, printed, best_order", [
+    ("tf-privacy-mnist-cli", "3.01", "9"),  # TF Privacy tutorials/README.md: eps = 3.01
+    ("abadi2016", "1.26", "20"),  # Abadi et al. 2016, Section 3.1: ε ≈ 1.26
+])
+def test_published_figures_reproduce_under_the_authors_conversion(examples, published, claim_id, printed, best_order):
+    assert examples[claim_id].conversions == ("mironov2017",)
+    report = published[claim_id]
+    listed = report["conversions"]["mironov2017"]["order_list"]
+    assert listed["printed"] == printed and listed["reproduces_reported"] is True
+    assert listed["best_order"] == best_order
+    # over all real orders the best ε is no larger than on the list, and it backs the claim
+    assert Fraction(report["epsilon"]["upper"]) <= Fraction(listed["epsilon"]["upper"])
+    assert report["verdict"] == "holds"
+
+
+def test_tf_privacy_steps_follow_the_ceil_convention(examples):
+    # compute_dp_sgd_privacy_lib.py: steps = int(math.ceil(epochs * n / batch_size))
+    assert examples["tf-privacy-mnist-cli"].phases == (Phase(Fraction(256, 60000), Fraction(11, 10), math.ceil(60 * 60000 / 256)),)
+
+
+def test_tf_privacy_figure_matches_dp_accounting_at_integer_orders(published):
+    rdp = pytest.importorskip("dp_accounting.rdp.rdp_privacy_accountant")
+    listed = published["tf-privacy-mnist-cli"]["conversions"]["mironov2017"]["order_list"]
+    # the best listed order is 9, an integer order where dp_accounting's float sum is accurate
+    r = rdp._compute_rdp_poisson_subsampled_gaussian(256 / 60000, 1.1, [9.0])[0] * 14063
+    theirs = r + math.log(1e5) / 8
+    assert abs(float(listed["epsilon"]["upper"]) - theirs) <= 1e-9 * theirs
+
+
+@pytest.mark.parametrize("conversion", ["mironov2017", "both"])
+def test_one_percent_above_holds_and_below_is_unsupported(capsys, conversion):
+    phases = [Phase(Fraction(256, 60000), Fraction(11, 10), 14063)]
+    # the optimum under "both" is the smaller one, balle2020's (Balle et al. ≤ Mironov pointwise)
+    opt = optimal_epsilon(phases, Fraction(1, 10**5), "mironov2017" if conversion == "mironov2017" else "balle2020")
+    middle = (opt.epsilon.lower + opt.epsilon.upper) / 2
+    common = MNIST + ["--epochs", "60", "--step-convention", "ceil", "--conversion", conversion, "--json"]
+    code, out, err = run(capsys, *common, "--epsilon", decimal_text(middle * Fraction(101, 100), 8))
+    assert code == 0 and json.loads(out)["verdict"] == "holds"
+    code, out, err = run(capsys, *common, "--epsilon", decimal_text(middle * Fraction(99, 100), 8))
+    report = json.loads(out)
+    assert code == 1 and report["verdict"] == "unsupported" and err == ""
+    assert all(c["verdict"] == "unsupported" for c in report["conversions"].values())
+    assert Fraction(report["margin"]) < 0
+
+
+def test_json_report_carries_verdict_bounds_order_and_certificates(capsys):
+    code, out, err = run(capsys, "--q", "0.01", "--sigma", "4", "--steps", "10000", "--delta", "1e-5",
+                         "--epsilon", "1.26", "--conversion", "mironov2017", "--json")
+    report = json.loads(out)
+    assert code == 0 and report["verdict"] == "holds" and report["conversion"] == "mironov2017"
+    lo, hi = Fraction(report["epsilon"]["lower"]), Fraction(report["epsilon"]["upper"])
+    assert lo <= hi <= Fraction("1.26") and abs(Fraction(report["margin"]) - (Fraction("1.26") - hi)) < 1e-6
+    detail = report["conversions"]["mironov2017"]
+    assert detail["search"]["converged"] and report["optimal_order"] == detail["optimal_order"]
+    (cert,) = detail["certificates"]
+    assert cert["inputs"]["alpha"] == report["optimal_order"] and check_certificate(cert) == []
+    assert Fraction(detail["delta_at_reported_epsilon"]["upper"]) <= Fraction(1, 10**5)  # holds ⇒ δ(1.26) ≤ δ
+
+
+def test_large_q_and_far_reported_epsilon(capsys):
+    # Regression: B_α at the top order α = 1e6 once failed to enclose for q ≥ 0.3, and δ at a
+    # reported ε far above the accounting's was exponentiated exactly (e^−10^4 and worse).
+    # Reference: subsampling never hurts, so ε ≤ min over α of 100·α/(2σ²) + log(1/δ)/(α − 1), the
+    # unsampled Gaussian mechanism (q = 1) under the same conversion: α − 1 = √(2σ² log(1/δ)/100).
+    code, out, err = run(capsys, "--q", "0.5", "--sigma", "2", "--steps", "100", "--delta", "1e-5",
+                         "--epsilon", "100", "--conversion", "mironov2017", "--json")
+    report = json.loads(out)
+    lam = math.sqrt(8 * math.log(1e5) / 100)
+    gaussian = 100 * (1 + lam) / 8 + math.log(1e5) / lam
+    assert code == 0 and report["verdict"] == "holds" and Fraction(report["epsilon"]["upper"]) < gaussian
+    assert Fraction(report["conversions"]["mironov2017"]["delta_at_reported_epsilon"]["upper"]) <= Fraction(1, 10**5)
+
+
+def test_delta_far_below_the_floor_is_reported_as_a_bound(capsys):
+    # at α* ≈ 4761, λ(R − ε) ≈ −4760·3 < −10^4: δ(ε) is reported as ≤ e^−10000 ≈ 1.1e-4343
+    code, out, err = run(capsys, "--q", "0.01", "--sigma", "100", "--steps", "100", "--delta", "1e-5",
+                         "--epsilon", "3", "--conversion", "mironov2017", "--json")
+    report = json.loads(out)
+    delta = Fraction(report["conversions"]["mironov2017"]["delta_at_reported_epsilon"]["upper"])
+    assert code == 0 and report["verdict"] == "holds" and 0 < delta < Fraction(1, 10**4342)
+
+
+def test_human_summary(capsys):
+    code, out, err = run(capsys, *MNIST, "--epochs", "60", "--step-convention", "ceil", "--epsilon", "3.01",
+                         "--orders", "tf_privacy_compute_dp_sgd_privacy")
+    assert code == 0 and err == ""
+    assert "q = 256/60000; ceil(60 epochs / q) = ceil(14062.5) = 14063" in out
+    assert "prints as 3.01 (reported 3.01)" in out and out.rstrip().endswith("verdict: holds")
+
+
+def test_claims_file_table_and_json(capsys, tmp_path):
+    out_file = tmp_path / "audit.json"
+    code, out, err = run(capsys, "--claims", str(EXAMPLES), "--out", str(out_file))
+    reports = json.loads(out_file.read_text())
+    rows = [line for line in out.splitlines() if line.startswith("| ") and "---" not in line][1:]
+    assert len(rows) == len(reports) == len(read_claims(EXAMPLES))
+    by_id = {r["claim"]["id"]: r for r in reports}
+    assert by_id["tf-privacy-mnist-cli"]["verdict"] == "holds"
+    assert any(row.startswith("| abadi2016 |") and row.endswith("| holds |") and "→ 1.26 ✓" in row for row in rows)
+    # exit 1 exactly when some claim does not hold
+    assert code == (0 if all(r["verdict"] == "holds" for r in reports) else 1)
+
+
+def test_csv_claims_file(capsys, tmp_path):
+    path = tmp_path / "claims.csv"
+    path.write_text("id,q,sigma,steps,delta,epsilon,conversion,orders\n"
+                    "abadi,0.01,4,10000,1e-5,1.26,mironov2017,abadi2016_moments_accountant\n"
+                    "too-small,0.01,4,10000,1e-5,1.2,mironov2017,\n")
+    code, out, err = run(capsys, "--claims", str(path))
+    assert code == 1
+    assert "| abadi | 0.00001 | 1.26 | mironov2017 |" in out and "| too-small |" in out
+    assert "2 claim(s): 1 holds, 1 unsupported, 0 inconclusive" in out
+
+
+def test_verdict_rule():
+    assert verdict_of(Fraction(1), Fraction(2), Fraction(2)) == "holds"
+    assert verdict_of(Fraction(1), Fraction(2), Fraction(1, 2)) == "unsupported"
+    assert verdict_of(Fraction(1), Fraction(2), Fraction(1)) == "inconclusive"
+
+
+def test_step_conventions():
+    base = {"batch_size": "256", "dataset_size": "60000", "sigma": "1.1", "epochs": "60", "delta": "1e-5",
+            "epsilon": "3"}
+    assert parse_claim({**base, "step_convention": "ceil"}, "c").phases[0].steps == 14063
+    assert parse_claim({**base, "step_convention": "floor"}, "c").phases[0].steps == 14062
+    with pytest.raises(InputError, match="not a whole number of steps"):
+        parse_claim(base, "c")  # exact (default): 14062.5 steps is refused
+    assert parse_claim({**base, "epochs": "64"}, "c").phases[0].steps == 15000  # 64·60000/256 is whole
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--q", "0.01", "--sigma", "4", "--steps", "100", "--delta", "0", "--epsilon", "1"], "delta=0 must lie"),
+    (["--q", "0.01", "--sigma", "4", "--steps", "100", "--delta", "1", "--epsilon", "1"], "delta=1 must lie"),
+    (["--q", "0.01", "--sigma", "4", "--steps", "100", "--delta", "-1e-5", "--epsilon", "1"], "delta"),
+    (["--q", "0.01", "--sigma", "4", "--steps", "100", "--delta", "1e-5", "--epsilon", "-0.5"], "non-negative"),
+    (["--q", "0.01", "--sigma", "4", "--steps", "0", "--delta", "1e-5", "--epsilon", "1"], "steps=0"),
+    (["--q", "0.01", "--sigma", "4", "--steps", "2.5", "--delta", "1e-5", "--epsilon", "1"], "steps=2.5"),
+    (["--q", "0.01", "--sigma", "4", "--steps", "100", "--epsilon", "1"], "missing --delta"),
+    (["--q", "0.01", "--steps", "100", "--delta", "1e-5", "--epsilon", "1"], "missing --sigma"),
+    (["--sigma", "4", "--steps", "100", "--delta", "1e-5", "--epsilon", "1"], "missing --q"),
+    (["--q", "0.01", "--sigma", "4", "--delta", "1e-5", "--epsilon", "1"], "missing --steps"),
+    (["--q", "0.01", "--batch-size", "5", "--dataset-size", "500", "--sigma", "4", "--steps", "100",
+      "--delta", "1e-5", "--epsilon", "1"], "not both"),
+    (["--q", "0.01", "--sigma", "4", "--steps", "100", "--epochs", "3", "--delta", "1e-5", "--epsilon", "1"],
+     "not both"),
+    (["--q", "0.01", "--sigma", "4", "--steps", "100", "--delta", "1e-5", "--epsilon", "1",
+      "--conversion", "renyi"], "invalid choice"),
+    (["--q", "0.01", "--sigma", "4", "--steps", "100", "--delta", "1e-5", "--epsilon", "1",
+      "--orders", "tf_privacy"], "not a known list"),
+    (["--q", "0.01", "--sigma", "4", "--steps", "100", "--delta", "1e-5", "--epsilon", "nan"], "not a number"),
+    (["--claims", "examples/claims.json", "--q", "0.1"], "cannot be combined"),
+    ([], "or --claims FILE"),
+])
+def test_bad_input_one_line_exit_2(capsys, args, message):
+    code, out, err = run(capsys, *args)
+    assert code == 2 and out == ""
+    assert err.startswith("rdp-verify: error: ") and err.count("\n") == 1 and message in err
+
+
+@pytest.mark.parametrize("content, message", [
+    ('[{"q": "0.01", "sigma": "4", "steps": "100", "epsilon": "1"}]', "claim 1: missing field 'delta'"),
+    ('{"claims": [{"id": "x", "q": "0.01", "sigma": "4", "steps": 100, "delta": 1e-5, "epsilon": 1, "sigm": 2}]}',
+     "claim 1 (x): unknown field 'sigm'"),
+    ('{"claims": []}', "holds no claims"),
+    ('[{"q": "0.01", "sigma": "4", "steps": "100", "delta": "1e-5", "epsilon": "1", "orders": []}]', "orders is an empty list"),
+    ('{"claims": [', "neither CSV"),
+    ('[{"q": "0.01", "sigma": "4", "steps": "100", "delta": "1e-5", "epsilon": "1"}, 7]', "claim 2: expected an object"),
+])
+def test_bad_claims_file_exit_2(capsys, tmp_path, content, message):
+    path = tmp_path / "claims.json"
+    path.write_text(content)
+    code, out, err = run(capsys, "--claims", str(path))
+    assert code == 2 and out == "" and err.count("\n") == 1 and message in err
+    code, out, err = run(capsys, "--claims", str(tmp_path / "missing.json"))
+    assert code == 2 and "cannot read" in err
+
+
+def test_json_numbers_are_read_exactly(tmp_path):
+    path = tmp_path / "claims.json"
+    path.write_text('[{"q": 0.1, "sigma": 1.1, "steps": 3, "delta": 1e-5, "epsilon": 2.5}]')
+    (claim,) = read_claims(path)
+    assert claim.phases[0].q == Fraction(1, 10) and claim.delta == Fraction(1, 10**5) and claim.epsilon_text == "2.5"

@@ -1,0 +1,73 @@
+"""The package layout is the architecture: each folder imports only the folders below it.
+
+foundations ← methods ← certificates ← accounting ← {audit, reference, tightness, cdp} ← cli.
+A new folder must be added here (and to the README's layout) before it can land.
+"""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "rdp_verify"
+
+ALLOWED = {
+    "foundations": set(),
+    "methods": {"foundations"},
+    "certificates": {"methods", "foundations"},
+    "accounting": {"methods", "foundations"},
+    "audit": {"accounting", "certificates", "methods", "foundations"},
+    "reference": {"accounting", "certificates", "methods", "foundations"},
+    "tightness": {"certificates", "methods", "foundations"},
+    "cdp": {"certificates", "methods", "foundations"},
+    "cli": {"audit", "reference", "tightness", "cdp", "accounting", "certificates", "methods",
+            "foundations"},
+}
+
+
+def folders():
+    return sorted(p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists())
+
+
+def imported_folders(path: Path, root: Path = PACKAGE) -> set[str]:
+    """The rdp_verify folders a module under ``root`` imports from (relative or absolute imports)."""
+    own = path.relative_to(root).parts[:-1]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = list(own[:len(own) - node.level + 1])
+                target = base + (node.module.split(".") if node.module else [])
+                if not target:  # ``from .. import __version__`` or ``from .. import x``
+                    target = [alias.name for alias in node.names if alias.name != "__version__"][:1]
+            elif node.module and node.module.split(".")[0] == "rdp_verify":
+                target = node.module.split(".")[1:]
+            else:
+                continue
+            if target:
+                found.add(target[0])
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                parts = alias.name.split(".")
+                if parts[0] == "rdp_verify" and len(parts) > 1:
+                    found.add(parts[1])
+    return found
+
+
+def test_every_folder_has_a_declared_layer():
+    assert folders() == sorted(ALLOWED)
+
+
+@pytest.mark.parametrize("folder", sorted(ALLOWED))
+def test_folder_imports_only_lower_layers(folder):
+    for path in sorted((PACKAGE / folder).rglob("*.py")):
+        bad = imported_folders(path) - ALLOWED[folder] - {folder}
+        assert not bad, f"{path.relative_to(PACKAGE)} imports {sorted(bad)}: not below {folder}"
+
+
+def test_the_analysis_sees_upward_imports(tmp_path):
+    # the check itself can fail: a foundations module importing the methods and the CLI is caught
+    probe = tmp_path / "foundations" / "probe.py"
+    probe.parent.mkdir()
+    probe.write_text("from ..methods.rigorous import enclose\nfrom . import inputs\nimport rdp_verify.cli.common\n")
+    assert imported_folders(probe, tmp_path) == {"methods", "foundations", "cli"}
