@@ -1,7 +1,7 @@
 """The best ε over all real orders α > 1, bracketed by proven bounds (branch and bound).
 
-For a run with RDP curve R(α) (:func:`rdp_verify.accounting.composed_rdp`) and a
-conversion ε = R(α) + c(α, δ) (:mod:`rdp_verify.accounting`), we bracket
+For a run with RDP curve R(α) (:func:`rdp_verify.accounting.rdp.composed_rdp`) and a
+conversion ε = R(α) + c(α, δ) (:mod:`rdp_verify.accounting.rdp`), we bracket
 
     ε* = max(0, inf_{α > 1} f(α)),   f(α) = R(α) + c(α, δ),
 

@@ -1,7 +1,7 @@
 """Fixed lists of Rényi orders used by RDP accountants, so audits line up with what a library reported.
 
 An accountant with a fixed list reports min over its list of R(α) + c(α, δ)
-(:func:`rdp_verify.accounting.epsilon_at_orders`). The libraries write the
+(:func:`rdp_verify.accounting.rdp.epsilon_at_orders`). The libraries write the
 fractional orders as binary floats (``1 + x / 10.0``); here they are the exact
 decimals those floats approximate (1.1 is 11/10). ε is continuous in α, so the
 difference (relative 1e-16 in α) is far below any printed digit.

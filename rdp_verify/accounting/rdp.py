@@ -4,7 +4,7 @@
 M1 is (α, ε1)-RDP and M2 is (α, ε2)-RDP then (M1, M2) is (α, ε1 + ε2)-RDP, also
 when M2 is chosen adaptively. T steps of SG_{q,σ} are therefore (α, T·ε_α)-RDP,
 with ε_α the one-step RDP of Theorem 4 of Mironov–Talwar–Zhang 2019 (enclosed by
-:func:`rdp_verify.rigorous.epsilon_bounds`), and a run made of phases
+:func:`rdp_verify.methods.rigorous.epsilon_bounds`), and a run made of phases
 (q_i, σ_i, T_i) is (α, R(α))-RDP with R(α) = Σ_i T_i·ε_α(q_i, σ_i).
 
 **RDP → (ε, δ)**: an (α, R)-RDP mechanism is (ε, δ)-DP for every δ ∈ (0, 1) with
@@ -28,7 +28,7 @@ lower bound. The RDP enters as the proven interval of the rigorous engine; the
 upper end of ε uses the upper end of R and of c, the lower end the lower ends.
 
 An (ε, δ) guarantee with ε < 0 is no stronger than ε = 0, so ε-valued results
-that describe a mechanism (order lists, :mod:`rdp_verify.optimal_order`) are
+that describe a mechanism (order lists, :mod:`rdp_verify.accounting.optimal_order`) are
 clipped at 0, as dp_accounting's ``compute_epsilon`` does; δ is clipped at 1.
 """
 
@@ -180,7 +180,7 @@ def epsilon_at_orders(phases: Sequence[Phase], delta: Fraction, conversion: str,
     """ε of the run at each order of ``orders`` and the minimum over them (rounded safely).
 
     This is what an RDP accountant with a fixed order list (TF Privacy, dp_accounting,
-    Opacus) reports; the minimum over all real α is :func:`rdp_verify.optimal_order.optimal_epsilon`.
+    Opacus) reports; the minimum over all real α is :func:`rdp_verify.accounting.optimal_order.optimal_epsilon`.
     """
     if not orders:
         raise InputError("the order list is empty")

@@ -13,7 +13,7 @@ Step conventions for ``epochs`` (steps = epochs/q = epochs·N/batch before round
 * ``ceil`` -- TF Privacy's ``compute_dp_sgd_privacy``: ``int(math.ceil(epochs * n / batch_size))``;
 * ``floor`` -- TF Privacy's MNIST tutorials: ``epochs * 60000 // batch_size``.
 
-Bad input raises :class:`rdp_verify.inputs.InputError` with a one-line message.
+Bad input raises :class:`rdp_verify.foundations.inputs.InputError` with a one-line message.
 """
 
 from __future__ import annotations

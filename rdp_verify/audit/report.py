@@ -1,7 +1,7 @@
 """Audit a reported (ε, δ) of a DP-SGD run against RDP accounting: the ``audit`` subcommand.
 
-For each conversion (:mod:`rdp_verify.accounting`) the best ε over **all real
-orders** α > 1 is bracketed by proven bounds (:mod:`rdp_verify.optimal_order`),
+For each conversion (:mod:`rdp_verify.accounting.rdp`) the best ε over **all real
+orders** α > 1 is bracketed by proven bounds (:mod:`rdp_verify.accounting.optimal_order`),
 [ε_lo, ε_hi], and the reported ε is judged:
 
 * ``holds`` -- ε_hi ≤ reported: RDP accounting with this conversion proves the
@@ -15,7 +15,7 @@ orders** α > 1 is bracketed by proven bounds (:mod:`rdp_verify.optimal_order`),
 Over several conversions a claim holds if one of them proves it, is unsupported
 if all of them refute it, else inconclusive; ``epsilon`` is then [min ε_lo, min ε_hi].
 Behind each verdict are the certificates of ε_α at the optimal order (all four
-methods, :func:`rdp_verify.certify.certify`), one per distinct (q, σ) of the run.
+methods, :func:`rdp_verify.certificates.certify.certify`), one per distinct (q, σ) of the run.
 If the claim names an order list, ε over that list is reported as well, with the
 digits it prints to, to show whether the authors' figure is reproduced.
 

@@ -1,10 +1,10 @@
 """JSON certificates of CDP-family claims: number formatting, schema, content hash.
 
-Same conventions as the core certificate (:mod:`rdp_verify.certificate`): inputs are
-exact strings (:func:`rdp_verify.inputs.fraction_text`), computed values are decimal
-strings with outward rounding (:func:`rdp_verify.decimals.decimal_text`), and
+Same conventions as the core certificate (:mod:`rdp_verify.certificates.certificate`): inputs are
+exact strings (:func:`rdp_verify.foundations.inputs.fraction_text`), computed values are decimal
+strings with outward rounding (:func:`rdp_verify.foundations.decimals.decimal_text`), and
 ``content_hash`` is the sha256 of the canonical JSON of everything else
-(:func:`rdp_verify.certificate.content_hash`). The schema is
+(:func:`rdp_verify.certificates.certificate.content_hash`). The schema is
 ``schemas/cdp-claim-v1.schema.json``; ``verdict`` is ``holds``, ``refuted`` (then a
 ``witness`` is required) or ``inconclusive`` (neither a proof nor a witness was found
 within the budget; the ``proof`` field says which part is open).

@@ -15,8 +15,8 @@ D_α(μ0‖μ), Theorem 4; σ is the noise multiplier, sensitivity 1):
 * Composition (DR16 Theorem 3.4) of Gaussian mechanisms: :func:`compose`.
 * DP ⇒ CDP (DR16 Theorem 3.5) on antipodal pairs and randomized response: :func:`dp_to_cdp`.
 
-How each verdict is proven is in :mod:`rdp_verify.rdp_envelope` (zCDP, tCDP),
-:mod:`rdp_verify.subgaussian` (CDP) and :mod:`rdp_verify.dp_to_cdp`; the ``proof``
+How each verdict is proven is in :mod:`rdp_verify.cdp.rdp_envelope` (zCDP, tCDP),
+:mod:`rdp_verify.cdp.subgaussian` (CDP) and :mod:`rdp_verify.cdp.dp_to_cdp`; the ``proof``
 field of each certificate names the argument used.
 """
 
@@ -341,7 +341,7 @@ def compose(sigmas: list[Fraction]) -> dict[str, Any]:
 # -- DP => CDP (Theorem 3.5) ----------------------------------------------------------------
 def dp_to_cdp(epsilon: Fraction, stay: Fraction = Fraction(0), mu: Fraction | None = None,
               tau: Fraction | None = None) -> dict[str, Any]:
-    """Theorem 3.5 on the antipodal pair of :mod:`rdp_verify.dp_to_cdp` (r = 0: randomized response).
+    """Theorem 3.5 on the antipodal pair of :mod:`rdp_verify.cdp.dp_to_cdp` (r = 0: randomized response).
 
     Default claim: (ε(e^ε − 1)/2, ε)-CDP. Mean compared in Arb; subgaussianity by
     Hoeffding (τ ≥ ε), else by the exact two-point optimum τ_opt² = 2ε tanh(ε/2), else

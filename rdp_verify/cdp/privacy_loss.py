@@ -18,8 +18,8 @@ K(α) = log A_α and K(1 − α) = log B_α (Theorem 4). The two directions are
 * ``"mu||mu0"``: L = log w(Z), Z ~ μ.   log E[e^{λL}] = K(1 + λ),  E[L] = K'(1) = KL(μ‖μ0);
 * ``"mu0||mu"``: L = −log w(Z), Z ~ μ0. log E[e^{λL}] = K(−λ),     E[L] = −K'(0) = KL(μ0‖μ).
 
-K(γ) is enclosed by :func:`rdp_verify.rigorous.enclose` (γ ∉ [0, 1]) and
-:func:`rdp_verify.rigorous.partial_moment` (γ ∈ (0, 1)), both Arb ball arithmetic.
+K(γ) is enclosed by :func:`rdp_verify.methods.rigorous.enclose` (γ ∉ [0, 1]) and
+:func:`rdp_verify.methods.rigorous.partial_moment` (γ ∈ (0, 1)), both Arb ball arithmetic.
 q = 1 is the Gaussian mechanism: K(γ) = γ(γ − 1)/(2σ²) exactly, and L ~ N(1/(2σ²), 1/σ²)
 in both directions (DR16 Theorem 3.2, with τ = Δ/σ; σ here is the noise multiplier
 σ_noise/Δ, so a sensitivity Δ enters as σ/Δ, see :func:`gaussian`).

@@ -1,7 +1,7 @@
 """Proven τ-subgaussianity of the centred privacy loss of the SGM (DR16 Definition 2.5).
 
 The claim is: for all real λ, log E[e^{λ(L − E L)}] ≤ λ²τ²/2. In the notation of
-:mod:`rdp_verify.privacy_loss`, with the centre c (1 for μ‖μ0, 0 for μ0‖μ) and
+:mod:`rdp_verify.cdp.privacy_loss`, with the centre c (1 for μ‖μ0, 0 for μ0‖μ) and
 γ = c ± λ, the centred log-MGF is K(γ) − (γ − c)K'(c), so the claim is
 
     G(γ) := K(γ) − (γ − c)·K'(c) − (γ − c)²τ²/2 ≤ 0   for every real γ.
@@ -10,7 +10,7 @@ The claim is: for all real λ, log E[e^{λ(L − E L)}] ≤ λ²τ²/2. In the n
 
 1. **Centre** |γ − c| ≤ x_C: Taylor's theorem with G(c) = G'(c) = 0 gives
    G(γ) ≤ (γ − c)²/2 · (sup K'' − τ²); sup K'' on the segment is bounded by
-   :func:`rdp_verify.privacy_loss.curvature_bound` (Brascamp–Lieb).
+   :func:`rdp_verify.cdp.privacy_loss.curvature_bound` (Brascamp–Lieb).
 2. **Right tail** γ ≥ c + x_R: K(γ) ≤ log 2 + max(P_X(γ), P_Y(γ)), the two
    quadratic exponents of the weighted-Jensen bound on A_γ (privacy_loss docstring);
    x_R makes both quadratics in x = γ − c non-positive for all x ≥ x_R

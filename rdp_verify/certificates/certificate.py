@@ -1,6 +1,6 @@
 """Certificate files: content hash, JSON Schema validation, checking.
 
-A certificate is the JSON object built by :func:`rdp_verify.certify.certify`
+A certificate is the JSON object built by :func:`rdp_verify.certificates.certify.certify`
 plus ``content_hash`` = ``"sha256:" + sha256(canonical JSON of everything
 else)``, where canonical JSON is ``json.dumps(sort_keys=True,
 separators=(",", ":"), ensure_ascii=False)`` encoded as UTF-8. The shipped

@@ -1,4 +1,4 @@
-"""``rdp-verify cdp``: certified claims in the CDP family (see :mod:`rdp_verify.concentrated`).
+"""``rdp-verify cdp``: certified claims in the CDP family (see :mod:`rdp_verify.cdp.concentrated`).
 
 Sub-commands: ``zcdp``, ``tcdp``, ``best-rho``, ``largest-omega``, ``concentrated``,
 ``compose``, ``dp``. Each prints a short summary, or with ``--json`` / ``--out FILE`` the

@@ -1,11 +1,11 @@
 """The ``figure1`` and ``table1`` subcommands: how tight Theorem 11's closed form is.
 
 ``rdp-verify figure1 --out DIR [--json]`` recomputes Figure 1 of
-Mironov–Talwar–Zhang 2019 (:mod:`rdp_verify.figure1`) and writes
-DIR/figure1.png and DIR/figure1.svg (:mod:`rdp_verify.plots`), plus
+Mironov–Talwar–Zhang 2019 (:mod:`rdp_verify.tightness.figure1`) and writes
+DIR/figure1.png and DIR/figure1.svg (:mod:`rdp_verify.tightness.plots`), plus
 DIR/figure1.json with ``--json``; ``--json`` without ``--out`` prints the
 JSON and draws nothing. ``rdp-verify table1 [--json]`` prints the Table 1
-comparison (:mod:`rdp_verify.table1`).
+comparison (:mod:`rdp_verify.tightness.table1`).
 
 Exit codes: 0 ok; 1 a claim failed: a computed result contradicts Theorem 11
 inside its conditions (a bug here or in the paper), or a listed counterexample

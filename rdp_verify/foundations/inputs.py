@@ -173,7 +173,7 @@ class SGM:
 
     Attributes are exact rationals. ``gamma`` values used by the methods are
     α (for A_α) and 1 − α (for B_α): both are moments E_{μ0}[w(z)^γ] with
-    w(z) = 1 − q + q·exp((2z − 1)/(2σ²)), see :mod:`rdp_verify.moments`.
+    w(z) = 1 − q + q·exp((2z − 1)/(2σ²)), see :mod:`rdp_verify.methods.quadrature`.
     """
 
     q: Fraction
@@ -211,7 +211,7 @@ class SGM:
 class Phase:
     """``steps`` consecutive SGM steps at sampling rate ``q`` and noise multiplier ``sigma``.
 
-    A DP-SGD run is a sequence of phases; both accountants (RDP, :mod:`rdp_verify.accounting`,
+    A DP-SGD run is a sequence of phases; both accountants (RDP, :mod:`rdp_verify.accounting.rdp`,
     and privacy curves, :mod:`rdp_verify.curves`) take one. q and σ must lie in the supported domain.
     """
 

@@ -1,6 +1,6 @@
 """A_α in ball arithmetic, fast for many orders at one (q, σ): series and a band.
 
-This is the rigorous method's fast path (used by :mod:`rdp_verify.rigorous`)
+This is the rigorous method's fast path (used by :mod:`rdp_verify.methods.rigorous`)
 for A_α = M(α) = ∫ μ0 w^α, w = 1 − q + q·r, r(z) = exp((2z − 1)/(2σ²)),
 z1 = 1/2 + σ² ln(1/q − 1). The line is split at c ≈ z1 − sσ² and
 c' ≈ z1 + sσ² (exact dyadic numbers):
@@ -33,7 +33,7 @@ Error bounds, all enclosed in the ball:
   right end)^α. The band is cut into panels short enough that each ellipse has
   ρ ≥ 2.3 (large σ makes the band long compared with the strip).
 * *Negligible regions.* A region whose closed-form upper bound (the tail bounds
-  of :mod:`rdp_verify.quadrature`) is below its share of the tolerance is not
+  of :mod:`rdp_verify.methods.quadrature`) is below its share of the tolerance is not
   summed; its bound enters as the interval [0, bound].
 
 The fast path declines (returns ``None``) when a series would need more than

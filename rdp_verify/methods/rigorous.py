@@ -1,6 +1,6 @@
 """Method 4 (rigorous): proven Arb ball enclosures of log A_α and log B_α.
 
-Notation as in :mod:`rdp_verify.quadrature`: M(γ) = ∫ μ0 w^γ dz,
+Notation as in :mod:`rdp_verify.methods.quadrature`: M(γ) = ∫ μ0 w^γ dz,
 w(z) = 1 − q + q·r(z), r(z) = exp((2z − 1)/(2σ²)), A_α = M(α), B_α = M(1 − α),
 z1 = 1/2 + σ² ln(1/q − 1) and u(z) = (z − z1)/σ², so that w = (1 − q)(1 + e^u).
 
@@ -373,7 +373,7 @@ def epsilon_many(q: Fraction, sigma: Fraction, alphas: list[Fraction], dps: int 
     Theorem 5) gives ε_α = log A_α/(α − 1), so B_α is not computed here (it is
     in :func:`enclose`, which every certificate uses, and the certificates check
     Corollary 7 numerically). Orders share the per-(q, σ) tables of
-    :mod:`rdp_verify.arb_series`; each order's precision is raised until ε_α has
+    :mod:`rdp_verify.methods.arb_series`; each order's precision is raised until ε_α has
     relative accuracy 10^−dps.
     """
     target = math.ceil(dps * math.log2(10)) + 4

@@ -1,6 +1,6 @@
 """Method 2: A_α and B_α by the analytic series of Section 3.3 (mpmath).
 
-Notation as in :mod:`rdp_verify.quadrature`: M(γ) = ∫ μ0 w^γ with
+Notation as in :mod:`rdp_verify.methods.quadrature`: M(γ) = ∫ μ0 w^γ with
 w = 1 − q + q·r, r(z) = μ1(z)/μ0(z) = exp((2z − 1)/(2σ²)); A_α = M(α) and
 B_α = M(1 − α). The crossover z1 = 1/2 + σ² ln(1/q − 1) is where (1 − q) = q·r.
 Each expansion below swaps sum and integral and integrates Gaussians exactly

@@ -17,7 +17,7 @@ and credited with ``dps + 5``, i.e. |error| ≤ 10^−(dps+5)·|log A_α|. This 
 SymPy's precision tracking; it is not a proof.
 
 B_α has no such expansion: (1 − q + q·μ1/μ0)^(1−α) has a negative exponent, so
-its binomial series is infinite (see :mod:`rdp_verify.series`). The method
+its binomial series is infinite (see :mod:`rdp_verify.methods.series`). The method
 therefore reports A_α only; Corollary 7 (A_α ≥ B_α) makes ε_α = log A_α/(α − 1).
 """
 

@@ -6,11 +6,11 @@
         reference.check(my_rdp, rtol=1e-9)   # my_rdp(q, sigma, alpha) -> float, one step
 
 :func:`check` evaluates ``fn(q, sigma, alpha)`` at every row of the packaged
-golden dataset (``certificates/golden-v1.csv``, see :mod:`rdp_verify.golden`):
+golden dataset (``certificates/golden-v1.csv``, see :mod:`rdp_verify.reference.golden`):
 proven intervals [lo, hi] ∋ ε_α = log max(A_α, B_α)/(α − 1), the RDP of one step
 of the Poisson-subsampled Gaussian mechanism (Mironov, Talwar, Zhang 2019,
 Theorem 4). ``fn`` receives the doubles nearest to the exact q, σ, α of the row.
-Each value is classified as in :mod:`rdp_verify.compare`, with tolerance
+Each value is classified as in :mod:`rdp_verify.reference.compare`, with tolerance
 τ = rtol·|ε| + atol·(α + 1)/(α − 1): atol·(α + 1) is the error allowed in
 log A_α = (α − 1)ε_α, which a double-precision accountant cannot get below many
 ulps of 1.0 (so where ε_α is tiny, any value within τ of it passes; pass atol=0 to

@@ -1,9 +1,9 @@
 """Compare float64 RDP accountants (peers) against certified intervals.
 
-For each grid point (q, σ, α) the peer's one-step ε_α (see :mod:`rdp_verify.peers`)
+For each grid point (q, σ, α) the peer's one-step ε_α (see :mod:`rdp_verify.reference.peers`)
 is set against our proven interval [lo, hi] ∋ ε_α = log max(A_α, B_α)/(α − 1)
 (Theorem 4 of Mironov, Talwar, Zhang 2019), from
-:func:`rdp_verify.rigorous.epsilon_bounds` at :data:`DPS` digits. The peer sees
+:func:`rdp_verify.methods.rigorous.epsilon_bounds` at :data:`DPS` digits. The peer sees
 q, σ, α rounded to the nearest double (relative change < 1.2e-16, far below the
 tolerance); the interval is for the exact decimal inputs.
 

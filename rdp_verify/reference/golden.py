@@ -4,9 +4,9 @@ Each row is ``q,sigma,alpha,epsilon_lower,epsilon_upper``: exact decimal inputs
 and an interval that provably contains ε_α = log max(A_α, B_α)/(α − 1), the
 Rényi-DP of one step of the Poisson-subsampled Gaussian mechanism (Mironov,
 Talwar, Zhang 2019, Theorem 4). The interval is the Arb enclosure of
-:func:`rdp_verify.rigorous.epsilon_bounds` at :data:`DPS` = 40 digits, rounded
+:func:`rdp_verify.methods.rigorous.epsilon_bounds` at :data:`DPS` = 40 digits, rounded
 outward to :data:`DIGITS` = 25 significant digits
-(:func:`rdp_verify.decimals.decimal_text`).
+(:func:`rdp_verify.foundations.decimals.decimal_text`).
 
 The file has no timestamps or machine-dependent fields, so
 ``rdp-verify golden --out certificates/golden-v1.csv`` regenerates it bit for
@@ -59,6 +59,7 @@ def header() -> str:
         "# Each row: exact q, sigma, alpha and a PROVEN interval epsilon_lower <= epsilon_alpha <= epsilon_upper,",
         "# epsilon_alpha = log(max(A_alpha, B_alpha))/(alpha - 1), the Renyi-DP of ONE step of the",
         "# Poisson-subsampled Gaussian mechanism, l2-sensitivity 1 (Mironov, Talwar, Zhang 2019, Theorem 4).",
+        # the module path as of format version 1 (now rdp_verify.methods.rigorous): the file must not change
         f"# Arb ball arithmetic (rdp_verify.rigorous.epsilon_bounds, {DPS} digits), rounded outward to {DIGITS}",
         "# significant digits. Rows run over q, then sigma, then alpha:",
         f"#   q:     {_values(GRID.q)}",

@@ -193,7 +193,7 @@ def _quiet(name: str, fn: RdpFunction) -> RdpFunction:
 def load(name: str) -> RdpFunction:
     """The peer's ``rdp(q, sigma, alpha)`` for one step; imports the library on first use.
 
-    Raises :class:`PeerUnavailable` (not installed) or :class:`~rdp_verify.inputs.InputError` (unknown name).
+    Raises :class:`PeerUnavailable` (not installed) or :class:`~rdp_verify.foundations.inputs.InputError` (unknown name).
     """
     if name not in _LOADERS:
         raise InputError(f"unknown peer {name!r}: choose from {', '.join(PEERS)}")

@@ -8,7 +8,7 @@ by both (their minimum), and the exact largest α with ε_α ≤ 2q²α/σ²:
     (5)  α ≤ (σ²L²/2 − ln 5 − 2 ln σ) / (L + ln(qα) + 1/(2σ²)),
          L = ln(1 + 1/(q(α − 1))),
 
-as decided in Arb by :mod:`rdp_verify.theorem11` (L depends on α, so each
+as decided in Arb by :mod:`rdp_verify.certificates.theorem11` (L depends on α, so each
 condition is a root-finding problem in α). Every largest α is reported as a
 bracket [α_lo, α_hi] of exact decimals: the property is **proven** at α_lo
 (margin ≥ 0 in ball arithmetic, or the proven ε_α interval lies below the
@@ -35,7 +35,7 @@ grid-checked only (see above), and the CLI exits 1 if a bracket contradicts this
 configurations in ``RIGHT_PANEL``, with the Theorem 11 bound 2q²α/σ² and
 whether all its conditions hold at each α (decided in Arb).
 
-Exact ε_α comes from :func:`rdp_verify.rigorous.epsilon_many` (Arb; uses
+Exact ε_α comes from :func:`rdp_verify.methods.rigorous.epsilon_many` (Arb; uses
 Corollary 7, A_α ≥ B_α) at ``DPS`` digits.
 """
 
@@ -323,7 +323,7 @@ def figure1_data(
     """Both panels as a JSON-ready dict (defaults: ``SIGMAS``, ``Q_GRID``, ``RIGHT_PANEL``).
 
     ``mapper(fn, items)`` may run the points in parallel (the CLI passes
-    :func:`rdp_verify.cli.progress_map`).
+    :func:`rdp_verify.foundations.parallel.progress_map`).
     """
     points = [(s, q, dps) for s in sigmas or SIGMAS for q in q_grid or Q_GRID]
     left = list(mapper(left_point, points))

@@ -13,7 +13,7 @@ and bounds them by
 z0 is irrational, so it is enclosed in Arb by an exact dyadic bracket
 [z0_lo, z0_hi] (width ~2^−prec·z0). The three integrals over (−∞, z0_lo],
 [z0_lo, z0_hi] (the sliver S) and [z0_hi, ∞) are proven enclosures from
-:func:`rdp_verify.rigorous.partial_moment`; the integrand is positive, so
+:func:`rdp_verify.methods.rigorous.partial_moment`; the integrand is positive, so
 
     A^(1) ∈ [P1.lower, P1.upper + S.upper],   A^(2) ∈ [P2.lower, P2.upper + S.upper].
 
@@ -21,7 +21,7 @@ partial_moment's error is absolute, 10^−dps relative to the whole A_α: a
 piece much smaller than that (A^(2) is often below 1e−50) is enclosed as
 [0, ~10^−dps·A_α], which still decides Lemma 10 whenever the bound is larger.
 P1 + S + P2 must overlap the full enclosure of A_α
-(:func:`rdp_verify.rigorous.enclose`); ``sum_consistent`` reports it.
+(:func:`rdp_verify.methods.rigorous.enclose`); ``sum_consistent`` reports it.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Drawing Figure 1 with matplotlib (no display needed).
 
-:func:`draw` turns the dict of :func:`rdp_verify.figure1.figure1_data` into a
+:func:`draw` turns the dict of :func:`rdp_verify.tightness.figure1.figure1_data` into a
 two-panel :class:`matplotlib.figure.Figure`, built without pyplot (so no
 global backend is chosen or changed; PNG is rendered by the Agg canvas);
 :func:`save` writes it as PNG and SVG, each atomically (a temporary file in
@@ -95,7 +95,7 @@ def _right(ax: Any, right: list[dict[str, Any]]) -> None:
 
 
 def draw(data: dict[str, Any]) -> Figure:
-    """Both panels of Figure 1 from :func:`rdp_verify.figure1.figure1_data`."""
+    """Both panels of Figure 1 from :func:`rdp_verify.tightness.figure1.figure1_data`."""
     fig = new_figure(figsize=(13, 5.2), layout="constrained")
     left, right = fig.subplots(1, 2)
     _left(left, data["left"])

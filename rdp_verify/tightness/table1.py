@@ -1,7 +1,7 @@
 """Table 1 of Mironov–Talwar–Zhang 2019: the exact ε_α against each closed-form bound.
 
 For SG_{q,σ} (Poisson sampling, add/remove-one neighbours, ℓ2-sensitivity 1)
-the proven ε_α (:func:`rdp_verify.rigorous.epsilon_bounds`) is compared with
+the proven ε_α (:func:`rdp_verify.methods.rigorous.epsilon_bounds`) is compared with
 the three closed forms of Table 1, each with its stated conditions decided
 exactly (rational comparisons, or Arb with a precision loop for those with
 logarithms):
@@ -18,8 +18,8 @@ logarithms):
   computed here, so the comparison is for scale only and never a test of
   their theorem.
 * **Theorem 11** (this paper): 2q²α/σ² under q ≤ 1/5, σ ≥ 4 and conditions
-  (4), (5), whose margins (:mod:`rdp_verify.theorem11`) are decided in Arb by
-  :func:`rdp_verify.figure1.condition_signs`.
+  (4), (5), whose margins (:mod:`rdp_verify.certificates.theorem11`) are decided in Arb by
+  :func:`rdp_verify.tightness.figure1.condition_signs`.
 
 Each ratio bound/ε_α is a proven interval [bound/ε_upper, bound/ε_lower].
 ``COUNTEREXAMPLES`` are points where a formula fails once a condition is
@@ -109,7 +109,7 @@ def conditions(name: str, sgm: SGM) -> dict[str, bool | None]:
             "sigma >= sqrt(5)": s * s >= 5,
             "alpha <= sigma^2 ln(1/q) / 2": _le_log(a, s * s / 2, 1 / q),
         }
-    c4, c5 = condition_signs(sgm)  # the margins of rdp_verify.theorem11, decided in Arb
+    c4, c5 = condition_signs(sgm)  # the margins of rdp_verify.certificates.theorem11, decided in Arb
     return {"q <= 1/5": q <= Fraction(1, 5), "sigma >= 4": s >= 4, "(4)": c4, "(5)": c5}
 
 
