@@ -93,7 +93,7 @@ def centred_log_mgf(pair: Antipodal, lam: Fraction) -> arb:
 
 
 def subgaussian_witness(pair: Antipodal, tau: Fraction) -> tuple[Fraction, arb] | None:
-    """Among λ = ±2^k/8 (|k| ≤ 16), the one with the largest proven excess
+    """Among λ = ±2^k/8 (abs(k) ≤ 16), the one with the largest proven excess
     log E[e^{λ(L−EL)}] − λ²τ²/2 > 0, or None if no λ there has a proven excess."""
     best = None
     with ctx.workprec(PREC):

@@ -8,7 +8,7 @@ The claim is: for all real λ, log E[e^{λ(L − E L)}] ≤ λ²τ²/2. In the n
 
 ℝ is split into five pieces, each with its own proof:
 
-1. **Centre** |γ − c| ≤ x_C: Taylor's theorem with G(c) = G'(c) = 0 gives
+1. **Centre** abs(γ − c) ≤ x_C: Taylor's theorem with G(c) = G'(c) = 0 gives
    G(γ) ≤ (γ − c)²/2 · (sup K'' − τ²); sup K'' on the segment is bounded by
    :func:`rdp_verify.cdp.privacy_loss.curvature_bound` (Brascamp–Lieb).
 2. **Right tail** γ ≥ c + x_R: K(γ) ≤ log 2 + max(P_X(γ), P_Y(γ)), the two

@@ -79,9 +79,12 @@ def register(subparsers: Any) -> None:
         ),
         epilog=(
             "Examples:\n"
+            "\n"
             "  rdp-verify audit --batch-size 256 --dataset-size 60000 --sigma 1.1 --epochs 60 \\\n"
-            "      --step-convention ceil --delta 1e-5 --epsilon 3.01\n"
+            "  --step-convention ceil --delta 1e-5 --epsilon 3.01\n"
+            "\n"
             "  rdp-verify audit --claims examples/claims.json\n"
+            "\n"
             "Claims file: a JSON list (or {\"claims\": [...]}) or a CSV whose columns are the flags'\n"
             "names: id, source, q (or batch_size, dataset_size), sigma, steps (or epochs, step_convention),\n"
             "delta, epsilon, conversion, orders; a JSON claim may give a multi-phase run as \"phases\": [...].\n"

@@ -74,13 +74,15 @@ def register(subparsers: Any) -> None:
         description=(
             "Evaluate peer accountants' one-step RDP of the Poisson-subsampled Gaussian mechanism\n"
             "on a grid and classify each value against our proven interval [lo, hi] for epsilon_alpha:\n"
+            "\n"
             "  exact         within [lo - tau, hi + tau]\n"
             "  conservative  above hi + tau (over-reports: safe but loose)\n"
             "  unsafe        below lo - tau (under-reports: a privacy claim built on it is false)\n"
             "  non-finite    NaN, inf, or the peer raised\n"
+            "\n"
             "tau = 1e-9*|epsilon| + 1e-13*(alpha + 1)/(alpha - 1) allows for double rounding (1e-13 per\n"
             "term in log A_alpha). Peers see q, sigma, alpha rounded to doubles. Axes not given use\n"
-            "the default grid (README, Testing other accountants)."
+            "the default grid (docs/library-authors.md)."
         ),
         epilog=("Exit codes: 0 every point exact or conservative, 1 some point unsafe or non-finite, 2 bad input.\n"
                 "Example: rdp-verify compare --against dp_accounting,opacus --jobs 2 --plot compare.png"),

@@ -19,7 +19,8 @@ from typing import Any
 
 from flint import arb, fmpq
 
-__all__ = ["Bounded", "MethodResult", "MethodUnavailable", "mpf_to_fraction", "arb_to_bounded"]
+__all__ = ["Bounded", "MethodResult", "MethodUnavailable", "mpf_to_fraction", "to_mpf", "to_arb",
+           "bounded_to_arb", "arb_to_bounded"]
 
 
 class MethodUnavailable(RuntimeError):
@@ -67,6 +68,13 @@ def mpf_to_fraction(x: Any) -> Fraction:
         raise ValueError(f"non-finite value {x}")
     man, exp = x.man_exp
     return Fraction(int(man)) * (Fraction(2) ** int(exp))
+
+
+def to_mpf(x: Fraction) -> Any:
+    """An exact rational as an mpmath number, rounded once to the current working precision."""
+    import mpmath
+
+    return mpmath.mpf(x.numerator) / x.denominator
 
 
 def to_arb(x: Fraction) -> arb:

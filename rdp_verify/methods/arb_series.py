@@ -16,18 +16,18 @@ c' ≈ z1 + sσ² (exact dyadic numbers):
 Error bounds, all enclosed in the ball:
 
 * *Series truncation.* On (−∞, c], ∫ μ0 r^{k+1} ≤ r(c) ∫ μ0 r^k, so consecutive
-  terms satisfy |t_{k+1}| ≤ |t_k| · |α − k|/(k + 1) · ρ with
-  ρ = q r(c)/(1 − q) = e^{(c − z1)/σ²}; for k ≥ K, |α − k|/(k + 1) ≤
+  terms satisfy abs(t_{k+1}) ≤ abs(t_k) · abs(α − k)/(k + 1) · ρ with
+  ρ = q r(c)/(1 − q) = e^{(c − z1)/σ²}; for k ≥ K, abs(α − k)/(k + 1) ≤
   R_K = max(1, (K + α)/(K + 1)), so with x = ρ R_K < 1 the terms from K on sum
-  to at most |t_K|/(1 − x). The right series is the mirror image with
+  to at most abs(t_K)/(1 − x). The right series is the mirror image with
   ρ' = (1 − q)/(q r(c')) = e^{−(c' − z1)/σ²}.
 * *Gauss–Legendre.* If f is analytic in the Bernstein ellipse E_ρ of a panel
-  [a, b] and |f| ≤ M there, the (m + 1)-point rule errs by at most
+  [a, b] and abs(f) ≤ M there, the (m + 1)-point rule errs by at most
   (64/15)·h·M·ρ^{−2m}/(ρ² − 1), h = (b − a)/2 (Trefethen, *Approximation Theory
   and Approximation Practice*, Thm 19.3, whose I_m uses m + 1 nodes); an n-point
-  rule therefore uses the exponent 2(n − 1). μ0 w^α is analytic for |Im z| < πσ² (the branch points of w^α are at
+  rule therefore uses the exponent 2(n − 1). μ0 w^α is analytic for abs(Im z) < πσ² (the branch points of w^α are at
   z1 + iπσ²(2j + 1)); we take the ellipse's half-height Y ≤ min(3πσ²/4, 5σ/2).
-  On it |μ0(z)| = μ0(Re z) e^{(Im z)²/(2σ²)} and |w(z)| ≤ w(Re z) (triangle
+  On it abs(μ0(z)) = μ0(Re z) e^{(Im z)²/(2σ²)} and abs(w(z)) ≤ w(Re z) (triangle
   inequality), so for α > 0, M ≤ e^{Y²/(2σ²)} · max over the ellipse's real
   extent of μ0(x) w(x)^α, which we bound on eight pieces by (max μ0) · (w at the
   right end)^α. The band is cut into panels short enough that each ellipse has
@@ -175,9 +175,9 @@ class SharedSGM:
 def _summed(term, g: arb, rho: arb, tol: arb, scale: arb) -> arb | None:
     """scale · Σ_k C(α,k)·term(k), stopped with the geometric remainder bound.
 
-    |t_{k+1}| ≤ |t_k|·(α − k)/(k + 1)·ρ, and for k ≥ K, |α − k|/(k + 1) ≤
+    abs(t_{k+1}) ≤ abs(t_k)·(α − k)/(k + 1)·ρ, and for k ≥ K, abs(α − k)/(k + 1) ≤
     (K + α)/(K + 1) because α > 1; so once x = ρ(K + α)/(K + 1) < 1 the terms
-    from K on sum to at most |t_K|/(1 − x).
+    from K on sum to at most abs(t_K)/(1 − x).
     """
     total, coef = arb(0), arb(1)
     for k in range(MAX_TERMS):

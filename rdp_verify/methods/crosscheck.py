@@ -1,7 +1,7 @@
 """Cross-checking independent method results.
 
 Two methods agree on a quantity when their intervals (value ± error bound)
-overlap. Agreement in digits is −log10(|v₁ − v₂| / |v|): how many leading
+overlap. Agreement in digits is −log10(abs(v₁ − v₂) / abs(v)): how many leading
 significant digits the two values share. A pair that does not overlap makes the
 certificate ``inconsistent``: the toolkit never picks one value silently.
 """

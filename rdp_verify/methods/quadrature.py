@@ -16,7 +16,7 @@ crossover z1 = 1/2 + σ² ln(1/q − 1) where (1 − q)μ0 = qμ1 (Section 3.3),
 Error bound (an *estimate*, not a proof): mpmath's own quadrature error
 estimate, plus an explicit bound on the two truncated tails, plus a rounding
 allowance of 10^(2 − dps) times the size of the exponents involved. The tails are bounded in closed form (Φ is the
-standard normal CDF, Φ̄ = 1 − Φ), using that w is increasing in z:
+standard normal CDF, Φ̄ = 1 − Φ), using that w is increasing in z::
 
     γ > 0:  ∫_{−∞}^{a} μ0 w^γ ≤ w(a)^γ Φ(a/σ),
             ∫_{b}^{∞}  μ0 w^γ ≤ (1 + (1−q)/(q r(b)))^γ · q^γ e^{(γ²−γ)/(2σ²)} Φ̄((b−γ)/σ),
@@ -34,7 +34,7 @@ from fractions import Fraction
 import mpmath
 
 from ..foundations.inputs import SGM
-from ..foundations.results import Bounded, MethodResult, mpf_to_fraction
+from ..foundations.results import Bounded, MethodResult, mpf_to_fraction, to_mpf
 
 __all__ = ["compute"]
 
@@ -56,19 +56,15 @@ def compute(sgm: SGM, dps: int) -> MethodResult:
     )
 
 
-def _mp(x: Fraction) -> mpmath.mpf:
-    return mpmath.mpf(x.numerator) / x.denominator
-
-
 class _Integrand:
     """log of μ0(z)·w(z)^γ and the closed-form pieces used for tail bounds."""
 
     def __init__(self, sgm: SGM, gamma: Fraction):
-        self.q = _mp(sgm.q)
+        self.q = to_mpf(sgm.q)
         self.unit = sgm.q == 1
-        self.sigma = _mp(sgm.sigma)
+        self.sigma = to_mpf(sgm.sigma)
         self.s2 = self.sigma**2
-        self.gamma = _mp(gamma)
+        self.gamma = to_mpf(gamma)
         self.lognorm = -mpmath.log(self.sigma) - mpmath.log(2 * mpmath.pi) / 2
         self.z1 = None if self.unit else mpmath.mpf(0.5) + self.s2 * mpmath.log(1 / self.q - 1)
         self.evaluations = 0

@@ -15,7 +15,7 @@ Every error is inside the ball (python-flint / Arb, Johansson 2017):
   integration; Johansson, "Numerical integration in arbitrary-precision ball
   arithmetic", ICMS 2018) over a finite window [a, b], plus the two infinite
   tails bounded in closed form (the same bounds as the quadrature method,
-  evaluated in ball arithmetic):
+  evaluated in ball arithmetic)::
 
       γ > 0: ∫_{−∞}^{a} ≤ w(a)^γ Φ(a/σ),
              ∫_{b}^{∞} ≤ (1 + (1−q)/(q r(b)))^γ q^γ e^{(γ²−γ)/(2σ²)} Φ̄((b−γ)/σ);
@@ -25,7 +25,7 @@ Every error is inside the ball (python-flint / Arb, Johansson 2017):
   ``analytic`` flag). w^γ has branch points where w = 0, i.e. at
   u = iπ(2j+1); we evaluate it in the representation that is analytic on the box:
   (1−q)^γ(1 + e^u)^γ when Re u < 0 on the whole box, (q r)^γ(1 + e^{−u})^γ when
-  Re u > 0 (here |e^{∓u}| < 1, so the principal power is analytic), and the
+  Re u > 0 (here abs(e^{∓u}) < 1, so the principal power is analytic), and the
   principal branch of w^γ otherwise, with Arb's ``log(analytic=True)`` returning
   a non-finite ball if the box touches the cut. The exponent is written with the
   square completed around γ in the right-hand representation, which avoids the

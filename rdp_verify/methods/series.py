@@ -18,23 +18,23 @@ keeps full relative precision even when A_α − 1 is tiny.
 Σ C(α,k)(1−q)^{α−k}q^k ∫_{−∞}^{z1} μ0 r^k and right series
 Σ C(α,k)(1−q)^k q^{α−k} ∫_{z1}^{∞} μ0 r^{α−k}. *Truncation bound:* writing the
 k-th left term as (1−q)^α C(α,k) J_k with J_k = ∫_{−∞}^{z1} μ0 (q r/(1−q))^k,
-J_k is non-increasing in k because q r/(1−q) ≤ 1 left of z1; |C(α,k+1)/C(α,k)|
-= |α−k|/(k+1) < 1 once k > (α−1)/2; and C(α,k) alternates in sign for k > α.
+J_k is non-increasing in k because q r/(1−q) ≤ 1 left of z1; abs(C(α,k+1)/C(α,k))
+= abs(α−k)/(k+1) < 1 once k > (α−1)/2; and C(α,k) alternates in sign for k > α.
 So past k = ⌈α⌉ the terms alternate and shrink, and the remainder after term K is
-at most |term K+1| (Leibniz). The right series is the mirror image. The
+at most abs(term K+1) (Leibniz). The right series is the mirror image. The
 terms decay only like k^(−α−2) when mass sits near z1 (small σ, q not small),
 so if 300 terms do not reach the target we switch to the three-way split.
 
 **Three-way split (fractional A_α, and every B_α).** Split the line at
 c = z1 − sσ² and c' = z1 + sσ². On (−∞, c] the ratio q r/(1 − q) ≤ e^{−s}, so
-the left series' terms t_k satisfy |t_{k+1}| ≤ |t_k| · |γ−k|/(k+1) · e^{−s}
+the left series' terms t_k satisfy abs(t_{k+1}) ≤ abs(t_k) · abs(γ−k)/(k+1) · e^{−s}
 (because ∫_{−∞}^{c} μ0 r^{k+1} ≤ r(c) ∫_{−∞}^{c} μ0 r^k); with
-R_K = max(1, (K + |γ|)/(K + 1)) ≥ |γ−k|/(k+1) for all k ≥ K and
-x = R_K e^{−s} < 1, the remainder after term K is at most |t_K| x/(1 − x).
+R_K = max(1, (K + abs(γ))/(K + 1)) ≥ abs(γ−k)/(k+1) for all k ≥ K and
+x = R_K e^{−s} < 1, the remainder after term K is at most abs(t_K) x/(1 − x).
 The right series over [c', ∞) obeys the same bound with (1−q)/(q r) ≤ e^{−s}.
 The band [c, c'] is integrated with mpmath's quadrature (its error estimate).
-s = max(2, ln(|γ|/5)) keeps both the number of terms and the cancellation among
-terms of alternating sign (at most ((1+e^{−s})/(1−e^{−s}))^{|γ|}) small.
+s = max(2, ln(abs(γ)/5)) keeps both the number of terms and the cancellation among
+terms of alternating sign (at most ((1+e^{−s})/(1−e^{−s}))^{abs(γ)}) small.
 
 **B_α.** Expanding w^{1−α} at z1 exactly as above gives terms of size
 ~k^(α−3): the two series of eq. (12) for B_α converge absolutely only for α < 2,
@@ -61,6 +61,7 @@ from ..foundations.results import (
     MethodResult,
     MethodUnavailable,
     mpf_to_fraction,
+    to_mpf,
 )
 
 __all__ = ["compute"]
@@ -85,17 +86,13 @@ def compute(sgm: SGM, dps: int) -> MethodResult:
     )
 
 
-def _mp(x: Fraction) -> mpmath.mpf:
-    return mpmath.mpf(x.numerator) / x.denominator
-
-
 class _Series:
     def __init__(self, sgm: SGM, dps: int):
         self.sgm = sgm
         self.dps = dps
         self.u = mpmath.mpf(10) ** (-dps)
-        self.q = _mp(sgm.q)
-        self.sigma = _mp(sgm.sigma)
+        self.q = to_mpf(sgm.q)
+        self.sigma = to_mpf(sgm.sigma)
         self.s2 = self.sigma**2
         self.root2s = self.sigma * mpmath.sqrt(2)
         self.z1 = None if sgm.q == 1 else mpmath.mpf(0.5) + self.s2 * mpmath.log(1 / self.q - 1)
@@ -139,10 +136,10 @@ class _Series:
         if gamma > 0 and gamma.denominator == 1:
             return self._integer_sum(int(gamma))
         if gamma > 0:
-            plain = self._plain_split(_mp(gamma))
+            plain = self._plain_split(to_mpf(gamma))
             if plain is not None:
                 return plain
-        return self._three_way(_mp(gamma))
+        return self._three_way(to_mpf(gamma))
 
     def _integer_sum(self, alpha: int) -> tuple[Bounded, dict]:
         q, s2 = self.q, self.s2

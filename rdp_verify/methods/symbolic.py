@@ -13,7 +13,7 @@ E = Σ_{k≥2} C(α,k)(1−q)^(α−k) q^k (exp((k²−k)/(2σ²)) − 1) > 0 (i
 Σ_k C(α,k)(1−q)^(α−k)q^k = 1).
 
 Error bound (``estimate``): evalf is asked for ``dps + 10`` significant digits
-and credited with ``dps + 5``, i.e. |error| ≤ 10^−(dps+5)·|log A_α|. This trusts
+and credited with ``dps + 5``, i.e. abs(error) ≤ 10^−(dps+5)·abs(log A_α). This trusts
 SymPy's precision tracking; it is not a proof.
 
 B_α has no such expansion: (1 − q + q·μ1/μ0)^(1−α) has a negative exponent, so

@@ -11,7 +11,7 @@ proven intervals [lo, hi] ∋ ε_α = log max(A_α, B_α)/(α − 1), the RDP of
 of the Poisson-subsampled Gaussian mechanism (Mironov, Talwar, Zhang 2019,
 Theorem 4). ``fn`` receives the doubles nearest to the exact q, σ, α of the row.
 Each value is classified as in :mod:`rdp_verify.reference.compare`, with tolerance
-τ = rtol·|ε| + atol·(α + 1)/(α − 1): atol·(α + 1) is the error allowed in
+τ = rtol·abs(ε) + atol·(α + 1)/(α − 1): atol·(α + 1) is the error allowed in
 log A_α = (α − 1)ε_α, which a double-precision accountant cannot get below many
 ulps of 1.0 (so where ε_α is tiny, any value within τ of it passes; pass atol=0 to
 demand the relative accuracy rtol everywhere):

@@ -18,7 +18,7 @@ Classification of the peer's value x (exact rational comparison of the double x)
 
 with the float tolerance
 
-    τ = rtol·max(|lo|, |hi|) + atol·(α + 1)/(α − 1),   rtol = 1e-9, atol = 1e-13.
+    τ = rtol·max(abs(lo), abs(hi)) + atol·(α + 1)/(α − 1),   rtol = 1e-9, atol = 1e-13.
 
 The second term allows an absolute error of atol·(α + 1) in log A_α = (α − 1)ε_α,
 the quantity a double-precision accountant actually sums: 1e-13 (about 450 ulps
@@ -121,7 +121,7 @@ class Point:
 
     @property
     def severity(self) -> float:
-        """|relative error|, +inf when the value is not finite: for ranking the worst points."""
+        """abs(relative error), +inf when the value is not finite: for ranking the worst points."""
         return math.inf if self.relative_error is None else abs(self.relative_error)
 
     def describe(self) -> str:
@@ -146,7 +146,7 @@ class Point:
 
 
 def tolerance(epsilon: Bounded, alpha: Fraction, rtol: Fraction = RTOL, atol: Fraction = ATOL_LOG_A) -> Fraction:
-    """τ = rtol·max(|lo|, |hi|) + atol·(α + 1)/(α − 1): atol·(α + 1) bounds the error in log A_α = (α − 1)ε_α."""
+    """τ = rtol·max(abs(lo), abs(hi)) + atol·(α + 1)/(α − 1): atol·(α + 1) bounds the error in log A_α = (α − 1)ε_α."""
     return rtol * max(abs(epsilon.lower), abs(epsilon.upper)) + atol * (alpha + 1) / (alpha - 1)
 
 

@@ -5,7 +5,7 @@ centrally symmetric (ν(x) = 1 − x maps μ0 to μ1; Section 3.1). For Laplace
 noise of scale b, μ0 = Lap(0, b), μ1 = Lap(1, b), μ = (1 − q)μ0 + qμ1:
 
     A_α = E_{μ0}[(μ/μ0)^α] = M(α),   B_α = E_μ[(μ0/μ)^α] = M(1 − α),
-    M(γ) = ∫ μ0(x) w(x)^γ dx,   w = 1 − q + q r,   r(x) = μ1/μ0 = e^{(|x| − |x − 1|)/b}.
+    M(γ) = ∫ μ0(x) w(x)^γ dx,   w = 1 − q + q r,   r(x) = μ1/μ0 = e^{(abs(x) − abs(x − 1))/b}.
 
 r is piecewise exponential with kinks at 0 and 1: r = e^{−1/b} on (−∞, 0],
 e^{(2x−1)/b} on [0, 1], e^{1/b} on [1, ∞). With ∫_{−∞}^0 μ0 = 1/2 and
@@ -44,7 +44,7 @@ from ..foundations.inputs import (
     parse_q,
     parse_rational,
 )
-from ..foundations.results import Bounded, arb_to_bounded, mpf_to_fraction, to_arb
+from ..foundations.results import Bounded, arb_to_bounded, mpf_to_fraction, to_arb, to_mpf
 
 __all__ = ["SampledLaplace", "log_moment_arb", "log_moment_mpmath", "theorem5_report"]
 
@@ -96,7 +96,7 @@ def log_moment_arb(point: SampledLaplace, gamma: Fraction, prec: int) -> arb:
 def log_moment_mpmath(point: SampledLaplace, gamma: Fraction, dps: int) -> Bounded:
     """log M(γ) by mpmath tanh-sinh on [0, 1] (an **estimate**: mpmath's own error estimate, widened ×10)."""
     with mpmath.workdps(dps + 15):
-        q, g, b = (mpmath.mpf(x.numerator) / x.denominator for x in (point.q, gamma, point.b))
+        q, g, b = (to_mpf(x) for x in (point.q, gamma, point.b))
         e = mpmath.exp(1 / b)
         outer = (1 - q + q / e) ** g / 2 + (1 - q + q * e) ** g / (2 * e)
         middle, err = mpmath.quad(lambda x: mpmath.exp(-x / b) / (2 * b) * (1 - q + q * mpmath.exp((2 * x - 1) / b)) ** g,

@@ -72,7 +72,7 @@ BOUNDS: dict[str, dict[str, str]] = {
     },
 }
 
-#: (bound, what is dropped, q, σ, α): re-proven on every run.
+#: Counterexamples re-proven on every run, each as (bound, what is dropped, q, σ, α).
 COUNTEREXAMPLES: tuple[tuple[str, str, str, str, str], ...] = (
     ("theorem11", "(4)", "0.0001", "4", "400"),
     ("theorem11", "sigma >= 4", "0.001", "0.5", "1.5"),

@@ -1,8 +1,6 @@
 """reference.check: passes a correct implementation, fails each kind of wrong one, readably."""
 
 import math
-import subprocess
-import sys
 from fractions import Fraction
 from pathlib import Path
 
@@ -93,11 +91,3 @@ def test_bad_arguments():
         reference.check(exact, rtol=-1e-9)
     with pytest.raises(ValueError, match="non-negative"):
         reference.check(exact, atol=math.nan)
-
-
-def test_dp_accounting_example_runs():
-    pytest.importorskip("dp_accounting")
-    out = subprocess.run([sys.executable, "-m", "pytest", "-o", "addopts=", "-q", "-p", "no:cacheprovider",
-                          str(ROOT / "examples" / "test_dp_accounting_golden.py")],
-                         capture_output=True, text=True, cwd=ROOT)
-    assert "2 passed, 1 xfailed" in out.stdout, out.stdout[-2000:]
