@@ -1,0 +1,238 @@
+"""Composition of discrete privacy-loss distributions in exact integers with directed rounding.
+
+A privacy-loss distribution (PLD) on the grid h·ℤ is the list of P-masses m_i at losses (o + i)·h,
+plus a mass m_∞ at loss +∞. For product pairs the PLD is the convolution of the factors' PLDs (the
+losses add; Sommer, Meiser, Mohammadi 2019; Koskela, Jälkö, Honkela 2020), and the privacy curve is
+
+    δ(ε) = Σ_i m_i·(1 − e^{ε − (o+i)h})_+ + m_∞                                      (1)
+
+(Meiser & Mohammadi 2018; it is E_P[(1 − e^{ε − L})_+], the hockey-stick divergence). (1) has
+non-negative coefficients, so it is increasing in every mass, and the composed masses are
+polynomials with non-negative coefficients in the factors' masses. Hence:
+
+* **upper bounds** (``rounding = "up"``): masses are integers M_i ≥ 2^bits·m_i. A product is the
+  exact integer convolution, divided by 2^bits rounding up; m_∞ of a product is bounded by
+  a_∞ + b_∞ ≥ 1 − (1 − a_∞)(1 − b_∞); mass cut off at either end of the window is added to m_∞
+  (moving P-mass to loss +∞ only raises (1)). Every computed δ is ≥ the exact δ of the composed
+  dominating pairs.
+* **lower bounds** (``rounding = "down"``): M_i ≤ 2^bits·m_i, products rounded down, mass cut off
+  at either end dropped (dropping P-mass only lowers (1)); m_∞ = 0. Every computed δ is ≤ the
+  exact δ of the composed dominated pairs.
+
+The window kept after each product is the shortest one whose two cut-off ends each hold at most
+a budget, found by bisection on exact integer sums; the cut-off mass is accounted for exactly as
+above, so the budget only trades accuracy for speed. Mass cut from a PLD of m steps reappears in
+each of the T/m copies of it that the T-step result contains (union bound), so a product standing
+for m of the run's T steps may cut 2·B·m/(T·N) (N products in all): the cuts add up to at most 2B
+in the final δ. Products use FLINT's
+``fmpz_poly`` multiplication (python-flint): exact, and bit for bit the same on every machine.
+
+Cost: a product of lengths n and m costs one integer-polynomial multiplication, about
+O((n + m)·bits·log) (Schönhage–Strassen via Kronecker substitution); T steps take about 2·log2 T
+products by repeated squaring.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Sequence
+
+from flint import arb, arb_poly, ctx, fmpz, fmpz_poly
+
+from ..foundations.results import to_arb
+
+__all__ = ["PLD", "Budget", "multiply", "power", "compose", "products_needed", "delta_at", "epsilon_root"]
+
+
+@dataclass(frozen=True)
+class PLD:
+    """A discrete privacy-loss distribution in fixed point (see the module docstring)."""
+
+    coeffs: fmpz_poly  # coefficient i: mass at loss (offset + i)·h, in units of 2^−bits
+    offset: int
+    inf: int  # mass at +∞ in units of 2^−bits (0 for lower bounds)
+    bits: int
+    h: Fraction
+    rounding: str  # "up" or "down"
+    steps: int = 1  # how many composed steps this PLD stands for
+
+    @classmethod
+    def from_masses(cls, masses: Sequence[int], offset: int, inf: int, bits: int, h: Fraction,
+                    rounding: str) -> "PLD":
+        if rounding not in ("up", "down"):
+            raise ValueError("rounding must be 'up' or 'down'")
+        if rounding == "down" and inf:
+            raise ValueError("a lower-bound PLD has no mass at +∞")
+        return trim(cls(fmpz_poly(list(masses)), offset, inf, bits, h, rounding))
+
+    @property
+    def length(self) -> int:
+        return self.coeffs.length()
+
+    def total(self) -> int:
+        """Σ M_i + M_∞ (units of 2^−bits)."""
+        return int(self.coeffs(1)) + self.inf
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Cut-off allowance: at most ``total`` (units of 2^−bits) in the final δ, over ``products`` products."""
+
+    total: int
+    steps: int  # T, the steps of the whole run
+    products: int  # an upper bound on the number of products
+
+    def per_cut(self, steps: int) -> int:
+        return self.total * steps // (self.steps * self.products)
+
+
+def trim(p: PLD) -> PLD:
+    """Drop zero coefficients at both ends (exact: no mass moves)."""
+    c = p.coeffs
+    if c.length() == 0:
+        return p
+    low = 0
+    coeffs = c.coeffs()
+    while coeffs[low] == 0:
+        low += 1
+    if low == 0:
+        return p
+    return PLD(c.right_shift(low), p.offset + low, p.inf, p.bits, p.h, p.rounding, p.steps)
+
+
+def _rescale(c: fmpz_poly, bits: int, rounding: str) -> fmpz_poly:
+    scale = fmpz(2) ** bits
+    return c // scale if rounding == "down" else -((-c) // scale)
+
+
+def _prefix(c: fmpz_poly, n: int) -> int:
+    return int(c.truncate(n)(1)) if n > 0 else 0
+
+
+def _suffix(c: fmpz_poly, n: int) -> int:
+    return int(c.right_shift(n)(1)) if n < c.length() else 0
+
+
+def _window(c: fmpz_poly, budget: int) -> tuple[int, int, int]:
+    """(lo, hi, cut): keep coefficients lo..hi−1; cut = exact mass outside (≤ 2·budget)."""
+    n = c.length()
+    lo_a, lo_b = 0, n  # largest lo with prefix(lo) ≤ budget
+    while lo_b - lo_a > 1:
+        mid = (lo_a + lo_b) // 2
+        if _prefix(c, mid) <= budget:
+            lo_a = mid
+        else:
+            lo_b = mid
+    lo = lo_a
+    hi_a, hi_b = lo, n  # smallest hi ≥ lo with suffix(hi) ≤ budget
+    while hi_b - hi_a > 1:
+        mid = (hi_a + hi_b) // 2
+        if _suffix(c, mid) <= budget:
+            hi_b = mid
+        else:
+            hi_a = mid
+    hi = hi_b if _suffix(c, hi_a) > budget else hi_a
+    hi = max(hi, lo + 1)
+    return lo, hi, _prefix(c, lo) + _suffix(c, hi)
+
+
+def multiply(a: PLD, b: PLD, budget: Budget) -> PLD:
+    """The PLD of the product pair, rounded in the direction of ``a`` and cut to a window (module docstring)."""
+    if (a.bits, a.h, a.rounding) != (b.bits, b.h, b.rounding):
+        raise ValueError("PLDs on different grids, scales or rounding directions")
+    c = _rescale(a.coeffs * b.coeffs, a.bits, a.rounding)
+    steps, inf, offset = a.steps + b.steps, a.inf + b.inf, a.offset + b.offset
+    if c.length() == 0:
+        return PLD(c, offset, inf, a.bits, a.h, a.rounding, steps)
+    lo, hi, cut = _window(c, budget.per_cut(steps))
+    kept = c.right_shift(lo).truncate(hi - lo)
+    if a.rounding == "up":
+        inf += cut
+    return trim(PLD(kept, offset + lo, inf, a.bits, a.h, a.rounding, steps))
+
+
+def power(p: PLD, t: int, budget: Budget) -> PLD:
+    """The t-fold composition by repeated squaring (at most 2·log2 t products)."""
+    if t < 1:
+        raise ValueError("t must be at least 1")
+    result: PLD | None = None
+    base = p
+    while True:
+        if t & 1:
+            result = base if result is None else multiply(result, base, budget)
+        t >>= 1
+        if not t:
+            return result
+        base = multiply(base, base, budget)
+
+
+def products_needed(steps: Sequence[int]) -> int:
+    """An upper bound on the products :func:`compose` makes for phases of these step counts."""
+    return sum(2 * max(t.bit_length(), 1) for t in steps) + len(steps)
+
+
+def compose(parts: Sequence[tuple[PLD, int]], budget: Budget) -> PLD:
+    """Each phase's PLD composed its number of times, then the phases together."""
+    total = None
+    for pld, steps in parts:
+        composed = power(pld, steps, budget)
+        total = composed if total is None else multiply(total, composed, budget)
+    return total
+
+
+# -- reading the curve off a composed PLD -------------------------------------------------------
+
+def _tail_sums(p: PLD, first: int) -> tuple[int, arb]:
+    """(Σ_{i ≥ first} M_i exactly, a ball for Σ_{i ≥ first} M_i·e^{−(o+i)h}); call under a working precision."""
+    tail = p.coeffs.right_shift(first) if first > 0 else p.coeffs
+    if tail.length() == 0:
+        return 0, arb(0)
+    hx = to_arb(p.h)
+    return int(tail(1)), arb_poly(tail)((-hx).exp()) * (-hx * (p.offset + first)).exp()
+
+
+def _first_above(p: PLD, epsilon: Fraction) -> int:
+    """The first index whose loss (o + i)h exceeds ε (clamped to 0..length)."""
+    k = epsilon / p.h
+    return min(max(k.numerator // k.denominator + 1 - p.offset, 0), p.length)
+
+
+def delta_at(p: PLD, epsilon: Fraction, prec: int) -> arb:
+    """A ball containing (1) at the rational ε for the masses M_i·2^−bits."""
+    with ctx.workprec(prec):
+        mass, weighted = _tail_sums(p, _first_above(p, epsilon))
+        return (arb(mass) + p.inf - to_arb(epsilon).exp() * weighted) / arb(2) ** p.bits
+
+
+def epsilon_root(p: PLD, delta: Fraction, prec: int) -> arb | None:
+    """An estimate (a ball, not a proof) of the root ε of (1) = δ; None if (1) ≤ δ everywhere beyond
+    the last loss but above δ nowhere, inf if (1) > δ for every ε (the mass at +∞ alone exceeds δ).
+
+    (1) is continuous and decreasing; on (ℓ_i, ℓ_{i+1}] (ℓ_i = (o + i)h) it equals
+    (A + M_∞ − e^ε·B)·2^−bits with A, B the tail sums from i + 1, so its root there is
+    log((A + M_∞ − 2^bits·δ)/B). Callers verify the root they use with :func:`delta_at`.
+    """
+    with ctx.workprec(prec):
+        target = to_arb(delta) * arb(2) ** p.bits
+        if p.inf >= target:
+            return arb.pos_inf()
+
+        def above(i: int) -> bool:  # (1) at ℓ_i exceeds δ
+            mass, weighted = _tail_sums(p, i + 1)
+            return bool(arb(mass) + p.inf - to_arb(Fraction(p.offset + i) * p.h).exp() * weighted > target)
+
+        lo, hi = -1, p.length - 1  # invariant: root in (ℓ_lo, ℓ_hi], ℓ_{−1} = −∞
+        if not above(0):
+            hi = 0
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if above(mid):
+                lo = mid
+            else:
+                hi = mid
+        mass, weighted = _tail_sums(p, lo + 1)
+        excess = arb(mass) + p.inf - target
+        if not excess > 0 or not weighted > 0:
+            return None
+        return (excess / weighted).log()
