@@ -1,6 +1,6 @@
 """The package layout is the architecture: each folder imports only the folders below it.
 
-foundations ← methods ← certificates ← accounting ← {audit, reference, tightness, cdp} ← cli.
+foundations ← methods ← certificates ← accounting ← curves ← {audit, reference, tightness, cdp} ← cli.
 A new folder must be added here (and to the README's layout) before it can land.
 """
 
@@ -16,11 +16,12 @@ ALLOWED = {
     "methods": {"foundations"},
     "certificates": {"methods", "foundations"},
     "accounting": {"methods", "foundations"},
-    "audit": {"accounting", "certificates", "methods", "foundations"},
-    "reference": {"accounting", "certificates", "methods", "foundations"},
+    "curves": {"accounting", "certificates", "methods", "foundations"},
+    "audit": {"curves", "accounting", "certificates", "methods", "foundations"},
+    "reference": {"curves", "accounting", "certificates", "methods", "foundations"},
     "tightness": {"certificates", "methods", "foundations"},
     "cdp": {"certificates", "methods", "foundations"},
-    "cli": {"audit", "reference", "tightness", "cdp", "accounting", "certificates", "methods",
+    "cli": {"audit", "reference", "tightness", "cdp", "curves", "accounting", "certificates", "methods",
             "foundations"},
 }
 

@@ -38,11 +38,14 @@ from ..foundations.inputs import (
     parse_sigma,
 )
 
-__all__ = ["Claim", "parse_claim", "read_claims", "STEP_CONVENTIONS", "CLAIM_FIELDS", "PHASE_FIELDS"]
+__all__ = ["Claim", "parse_claim", "parse_run", "read_claims", "load_phases", "STEP_CONVENTIONS", "CLAIM_FIELDS",
+           "PHASE_FIELDS", "ACCOUNTANTS"]
 
 STEP_CONVENTIONS = ("exact", "ceil", "floor")
+ACCOUNTANTS = ("rdp", "pld", "all")
 PHASE_FIELDS = ("q", "batch_size", "dataset_size", "sigma", "steps", "epochs", "step_convention")
-CLAIM_FIELDS = ("id", "source", "notes", "phases", *PHASE_FIELDS, "delta", "epsilon", "conversion", "orders")
+CLAIM_FIELDS = ("id", "source", "notes", "phases", *PHASE_FIELDS, "delta", "epsilon", "conversion", "orders",
+                "accountant")
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,7 @@ class Claim:
     orders: tuple[Fraction, ...] | None
     orders_name: str | None
     source: str | None
+    accountants: tuple[str, ...] = ("rdp", "pld")  # which accountants audit the claim
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -71,6 +75,7 @@ class Claim:
             "conversions": list(self.conversions),
             "orders": self.orders_name if self.orders_name else
             (None if self.orders is None else [fraction_text(a) for a in self.orders]),
+            "accountants": list(self.accountants),
         }
 
 
@@ -169,24 +174,36 @@ def _orders(value: Any) -> tuple[tuple[Fraction, ...] | None, str | None]:
     return tuple(parse_alphas(text)), None
 
 
+def parse_run(fields: Mapping[str, Any]) -> list[tuple[Phase, str]]:
+    """The run's phases, each with how its step count was derived: a ``phases`` list or top-level fields."""
+    phases_in = fields.get("phases")
+    if phases_in is None:
+        return [_phase(fields)]
+    if any(_text(fields, k) is not None for k in PHASE_FIELDS):
+        raise InputError("give the run either as 'phases' or by top-level q, sigma, steps, not both")
+    if not isinstance(phases_in, list) or not phases_in or not all(isinstance(p, dict) for p in phases_in):
+        raise InputError("phases must be a non-empty list of objects")
+    for p in phases_in:
+        extra = sorted(set(p) - set(PHASE_FIELDS))
+        if extra:
+            raise InputError(f"unknown phase field {extra[0]!r} (known: {', '.join(PHASE_FIELDS)})")
+    return [_phase(p) for p in phases_in]
+
+
+def _accountants(text: str | None) -> tuple[str, ...]:
+    if text is None or text == "all":
+        return ("rdp", "pld")
+    if text not in ACCOUNTANTS:
+        raise InputError(f"accountant={text!r} is not one of {', '.join(ACCOUNTANTS)}")
+    return (text,)
+
+
 def parse_claim(fields: Mapping[str, Any], default_id: str) -> Claim:
     """A :class:`Claim` from text fields (the keys of :data:`CLAIM_FIELDS`)."""
     unknown = sorted(set(fields) - set(CLAIM_FIELDS))
     if unknown:
         raise InputError(f"unknown field {unknown[0]!r} (known: {', '.join(CLAIM_FIELDS)})")
-    phases_in = fields.get("phases")
-    if phases_in is not None:
-        if any(_text(fields, k) is not None for k in PHASE_FIELDS):
-            raise InputError("give the run either as 'phases' or by top-level q, sigma, steps, not both")
-        if not isinstance(phases_in, list) or not phases_in or not all(isinstance(p, dict) for p in phases_in):
-            raise InputError("phases must be a non-empty list of objects")
-        for p in phases_in:
-            extra = sorted(set(p) - set(PHASE_FIELDS))
-            if extra:
-                raise InputError(f"unknown phase field {extra[0]!r} (known: {', '.join(PHASE_FIELDS)})")
-        parsed = [_phase(p) for p in phases_in]
-    else:
-        parsed = [_phase(fields)]
+    parsed = parse_run(fields)
     delta_text, eps_text = _required(fields, "delta"), _required(fields, "epsilon")
     delta = parse_rational(delta_text, "delta")
     if not 0 < delta < 1:
@@ -206,10 +223,11 @@ def parse_claim(fields: Mapping[str, Any], default_id: str) -> Claim:
         orders=orders,
         orders_name=orders_name,
         source=_text(fields, "source"),
+        accountants=_accountants(_text(fields, "accountant")),
     )
 
 
-def _load_rows(path: Path) -> list[Any]:
+def _load_rows(path: Path, key: str = "claims") -> list[Any]:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
@@ -225,9 +243,9 @@ def _load_rows(path: Path) -> list[Any]:
         data = json.loads(text, parse_float=str, parse_int=str)
     except json.JSONDecodeError as exc:
         raise InputError(f"{path} is neither CSV (by its .csv name) nor JSON: {exc.msg} at line {exc.lineno}") from None
-    rows = data.get("claims") if isinstance(data, dict) else data
+    rows = data.get(key) if isinstance(data, dict) else data
     if not isinstance(rows, list):
-        raise InputError(f"{path}: expected a JSON list of claims or an object with a 'claims' list")
+        raise InputError(f"{path}: expected a JSON list of {key} or an object with a '{key}' list")
     return rows
 
 
@@ -248,3 +266,15 @@ def read_claims(path: str | Path) -> list[Claim]:
         except InputError as exc:
             raise InputError(f"{where}: {exc}") from None
     return claims
+
+
+def load_phases(path: str | Path) -> list[tuple[Phase, str]]:
+    """The phases of a run from a JSON file: a list of phase objects, or ``{"phases": [...]}``."""
+    path = Path(path)
+    if path.suffix.lower() == ".csv":
+        raise InputError(f"{path}: a phases file is JSON (a list of phase objects)")
+    rows = _load_rows(path, "phases")
+    try:
+        return parse_run({"phases": rows})
+    except InputError as exc:
+        raise InputError(f"{path}: {exc}") from None

@@ -1,27 +1,33 @@
-"""Audit a reported (ε, δ) of a DP-SGD run against RDP accounting: the ``audit`` subcommand.
+"""Audit a reported (ε, δ) of a DP-SGD run: can it be proven, or proven false? The ``audit`` subcommand.
 
-For each conversion (:mod:`rdp_verify.accounting.rdp`) the best ε over **all real
-orders** α > 1 is bracketed by proven bounds (:mod:`rdp_verify.accounting.optimal_order`),
-[ε_lo, ε_hi], and the reported ε is judged:
+Two accountants judge a claim (ε_rep, δ_rep) of a run (``accountant``: ``rdp``, ``pld`` or ``all``,
+the default):
 
-* ``holds`` -- ε_hi ≤ reported: RDP accounting with this conversion proves the
-  run (ε_reported, δ)-DP, at the order ``optimal_order``;
-* ``unsupported`` -- ε_lo > reported: no order α > 1 gives the reported ε under
-  this conversion. This is **not** proof that the run is not (ε, δ)-DP: a
-  tighter conversion or accountant (e.g. PLD) may still back it;
-* ``inconclusive`` -- the bracket contains the reported value, or a certificate
-  at the optimal order did not certify.
+**pld** -- the run's privacy curve bracketed from both sides (:mod:`rdp_verify.curves`): a proven
+bracket [ε_lo, ε_hi] of ε(δ_rep), the smallest ε for which the mechanism is (ε, δ_rep)-DP.
 
-Over several conversions a claim holds if one of them proves it, is unsupported
-if all of them refute it, else inconclusive; ``epsilon`` is then [min ε_lo, min ε_hi].
-Behind each verdict are the certificates of ε_α at the optimal order (all four
-methods, :func:`rdp_verify.certificates.certify.certify`), one per distinct (q, σ) of the run.
-If the claim names an order list, ε over that list is reported as well, with the
-digits it prints to, to show whether the authors' figure is reproduced.
+* ``holds`` -- ε_hi ≤ ε_rep: the run is proven (ε_rep, δ_rep)-DP;
+* ``violated`` -- ε_lo > ε_rep: the proven lower bound of δ(ε_rep) exceeds δ_rep (δ_lower is
+  decreasing and δ_lower(ε_lo) > δ_rep is verified), so the stated mechanism is **not**
+  (ε_rep, δ_rep)-DP and the claim is false;
+* ``inconclusive`` -- the bracket contains ε_rep even after tightening it (up to
+  :data:`MAX_TIGHTENING` times).
 
-The run is assumed to be the SGM of Mironov–Talwar–Zhang 2019 (Poisson sampling,
-add/remove-one neighbours, ℓ2-sensitivity 1, σ the noise multiplier), composed
-over its steps (Mironov 2017, Proposition 1).
+**rdp** -- RDP accounting over all real orders (:mod:`rdp_verify.accounting`): for each conversion
+the best ε over all orders α > 1 is bracketed by proven bounds, and the claim ``holds`` (proven
+upper bound ≤ ε_rep), is ``unsupported`` (proven lower bound > ε_rep: this kind of accounting cannot
+give the reported value, which is **not** proof that the run is not private) or ``inconclusive``.
+Over several conversions a claim holds if one of them proves it, is unsupported if all refute it.
+Behind each verdict are the certificates of ε_α at the optimal order (all four methods,
+:func:`rdp_verify.certificates.certify.certify`). If the claim names an order list, ε over that
+list is reported with the digits it prints to, to show whether the authors' figure is reproduced.
+
+**The claim's verdict** (``all``): ``holds`` if an accountant proves it, ``violated`` if the PLD
+bracket proves it false, ``unsupported`` if RDP is the only accountant and refutes it, else
+``inconclusive``; ``decided_by`` names the accountant and the argument.
+
+The run is assumed to be the SGM of Mironov–Talwar–Zhang 2019 (Poisson sampling, add/remove-one
+neighbours, ℓ2-sensitivity 1, σ the noise multiplier), composed adaptively over its steps.
 """
 
 from __future__ import annotations
@@ -34,15 +40,19 @@ from ..accounting.optimal_order import RTOL, optimal_epsilon
 from ..accounting.rdp import DPS, composed_rdp, delta_from_rdp, epsilon_at_orders
 from ..certificates.certificate import seal
 from ..certificates.certify import ASSUMPTIONS, certify
+from ..curves.accountant import DEFAULT_TOLERANCE, bracket, delta_bracket
+from ..curves.certificate import certificate_of
 from ..foundations.decimals import decimal_text
 from ..foundations.inputs import SGM, fraction_text
 from ..foundations.results import Bounded
 from .claims import Claim
 
-__all__ = ["audit_claim", "verdict_of", "summary", "report_table", "FORMAT", "FORMAT_VERSION"]
+__all__ = ["audit_claim", "verdict_of", "pld_verdict", "summary", "report_table", "FORMAT", "FORMAT_VERSION",
+           "MAX_TIGHTENING"]
 
 FORMAT = "rdp_verify audit"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+MAX_TIGHTENING = 2  # times the PLD bracket is tightened when it contains the reported epsilon
 DIGITS = 10  # significant digits of printed bounds (rounded outward)
 UNSUPPORTED_NOTE = ("'unsupported' means RDP accounting under this conversion cannot give the reported epsilon; "
                     "it is not proof that the run is not private (a tighter accountant may still back it)")
@@ -117,25 +127,95 @@ def _audit_conversion(claim: Claim, conversion: str, dps: int, rtol: Fraction) -
     return entry, opt.epsilon
 
 
-def audit_claim(claim: Claim, dps: int = DPS, rtol: Fraction = RTOL) -> dict[str, Any]:
-    """The audit report of one claim (a JSON-ready dict; see the module docstring)."""
+def pld_verdict(lower: Fraction, upper: Fraction | None, reported: Fraction) -> str:
+    """``holds`` if ε_upper ≤ reported, ``violated`` if ε_lower > reported, else ``inconclusive``."""
+    if upper is not None and upper <= reported:
+        return "holds"
+    if lower > reported:
+        return "violated"
+    return "inconclusive"
+
+
+def _audit_rdp(claim: Claim, dps: int, rtol: Fraction) -> dict[str, Any]:
     audited = {c: _audit_conversion(claim, c, dps, rtol) for c in claim.conversions}
     per = {c: entry for c, (entry, _) in audited.items()}
     verdicts = {v["verdict"] for v in per.values()}
     verdict = "holds" if "holds" in verdicts else "unsupported" if verdicts == {"unsupported"} else "inconclusive"
     best = min(audited, key=lambda c: audited[c][1].upper)
-    lo = min(bracket.lower for _, bracket in audited.values())
+    lo = min(b.lower for _, b in audited.values())
     return {
-        "format": FORMAT,
-        "format_version": FORMAT_VERSION,
-        "claim": claim.to_json(),
-        "assumptions": {**ASSUMPTIONS, "composition": "RDP adds over steps and phases, per order (Mironov 2017, Prop. 1)"},
         "verdict": verdict,
         "conversion": best,
         "epsilon": _interval(lo, audited[best][1].upper),
         "margin": per[best]["margin"],
         "optimal_order": per[best]["optimal_order"],
         "conversions": per,
+    }
+
+
+def _audit_pld(claim: Claim, tolerance: Fraction) -> dict[str, Any]:
+    result, tightened = bracket(claim.phases, delta=claim.delta, tolerance=tolerance), 0
+    verdict = pld_verdict(result.lower, result.upper, claim.epsilon)
+    while verdict == "inconclusive" and result.upper is not None and tightened < MAX_TIGHTENING:
+        gap = max(abs(claim.epsilon - result.lower), abs(result.upper - claim.epsilon))
+        if result.upper <= 0 or gap == 0:
+            break
+        tighter = max(min(Fraction(tolerance) / 10, gap / result.upper / 2), Fraction(1, 10**7))
+        result, tightened = bracket(claim.phases, delta=claim.delta, tolerance=tighter), tightened + 1
+        verdict = pld_verdict(result.lower, result.upper, claim.epsilon)
+        tolerance = tighter
+    at = delta_bracket(result.curves, claim.epsilon)
+    upper = result.upper
+    if verdict == "holds":
+        argument = (f"proven epsilon({fraction_text(claim.delta)}) <= {decimal_text(upper, DIGITS, 'up')} <= "
+                    f"reported {claim.epsilon_text}: the run is ({claim.epsilon_text}, {fraction_text(claim.delta)})-DP")
+    elif verdict == "violated":
+        argument = (f"proven delta({claim.epsilon_text}) >= {decimal_text(at.lower, 6, 'down')} > "
+                    f"reported {fraction_text(claim.delta)}: the stated mechanism is not "
+                    f"({claim.epsilon_text}, {fraction_text(claim.delta)})-DP")
+    else:
+        argument = "the proven epsilon bracket contains the reported epsilon"
+    return {
+        "verdict": verdict,
+        "argument": argument,
+        "epsilon": _interval(result.lower, upper) if upper is not None else {
+            "lower": decimal_text(result.lower, DIGITS, "down"), "upper": None},
+        "delta_at_reported_epsilon": {"lower": decimal_text(at.lower, 6, "down"), "upper": decimal_text(at.upper, 6, "up")},
+        "margin": None if upper is None else decimal_text(claim.epsilon - upper, 6, "down"),
+        "tightened": tightened,
+        "certificate": certificate_of(result, delta=claim.delta, tolerance=tolerance),
+    }
+
+
+def audit_claim(claim: Claim, dps: int = DPS, rtol: Fraction = RTOL,
+                tolerance: Fraction = DEFAULT_TOLERANCE) -> dict[str, Any]:
+    """The audit report of one claim (a JSON-ready dict; see the module docstring)."""
+    rdp = _audit_rdp(claim, dps, rtol) if "rdp" in claim.accountants else None
+    pld = _audit_pld(claim, tolerance) if "pld" in claim.accountants else None
+    if pld is not None and pld["certificate"]["verdict"] != "certified":
+        pld["verdict"] = "inconclusive"
+        pld["argument"] = "the privacy-curve certificate is not 'certified': its cross-check disagrees"
+    if pld is not None and pld["verdict"] in ("holds", "violated"):
+        verdict, decided = pld["verdict"], {"accountant": "pld", "argument": pld["argument"]}
+    elif rdp is not None and rdp["verdict"] == "holds":
+        verdict = "holds"
+        decided = {"accountant": "rdp", "argument": f"proven RDP epsilon <= {rdp['epsilon']['upper']} "
+                   f"({rdp['conversion']}, order {rdp['optimal_order']}) <= reported {claim.epsilon_text}"}
+    elif pld is None and rdp is not None and rdp["verdict"] == "unsupported":
+        verdict = "unsupported"
+        decided = {"accountant": "rdp", "argument": f"proven RDP epsilon >= {rdp['epsilon']['lower']} > reported "
+                   f"{claim.epsilon_text}, over all orders and the audited conversions"}
+    else:
+        verdict, decided = "inconclusive", {"accountant": None, "argument": "no accountant decided the claim"}
+    return {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "claim": claim.to_json(),
+        "assumptions": {**ASSUMPTIONS, "composition": "adaptive composition over the run's steps (RDP: Mironov 2017, "
+                        "Prop. 1; PLD: product of dominating pairs, Zhu, Dong, Wang 2022, Thm 10)"},
+        "verdict": verdict,
+        "decided_by": decided,
+        "accountants": {"rdp": rdp, "pld": pld},
         "note": UNSUPPORTED_NOTE,
     }
 
@@ -150,38 +230,53 @@ def summary(report: dict[str, Any]) -> str:
     """A few human-readable lines for one audit report."""
     claim = report["claim"]
     lines = [f"claim {claim['id']}: {_run_text(claim)}; reported epsilon = {claim['epsilon']}"]
-    for name, c in report["conversions"].items():
-        e = c["epsilon"]
-        lines.append(f"  {name}: best epsilon over all real alpha in [{e['lower']}, {e['upper']}] "
-                     f"(alpha = {c['optimal_order']}): {c['verdict']}, margin {c['margin']}")
-        ol = c["order_list"]
-        if ol is not None:
-            lines.append(f"    order list {ol['name']} ({ol['count']} orders): epsilon {ol['epsilon']['upper']} "
-                         f"at alpha = {ol['best_order']}, prints as {ol['printed']} (reported {claim['epsilon']})")
-        lines += [f"    note: {n}" for n in c["notes"]]
-    lines.append(f"verdict: {report['verdict']}")
+    rdp, pld = report["accountants"]["rdp"], report["accountants"]["pld"]
+    if rdp is not None:
+        for name, c in rdp["conversions"].items():
+            e = c["epsilon"]
+            lines.append(f"  rdp {name}: best epsilon over all real alpha in [{e['lower']}, {e['upper']}] "
+                         f"(alpha = {c['optimal_order']}): {c['verdict']}, margin {c['margin']}")
+            ol = c["order_list"]
+            if ol is not None:
+                lines.append(f"    order list {ol['name']} ({ol['count']} orders): epsilon {ol['epsilon']['upper']} "
+                             f"at alpha = {ol['best_order']}, prints as {ol['printed']} (reported {claim['epsilon']})")
+            lines += [f"    note: {n}" for n in c["notes"]]
+    if pld is not None:
+        e, d = pld["epsilon"], pld["delta_at_reported_epsilon"]
+        lines.append(f"  pld: epsilon in [{e['lower']}, {e['upper']}]; delta at the reported epsilon in "
+                     f"[{d['lower']}, {d['upper']}]: {pld['verdict']}"
+                     + ("" if pld["margin"] is None else f", margin {pld['margin']}"))
+    decided = report["decided_by"]
+    lines.append(f"verdict: {report['verdict']}" + (f" ({decided['accountant']}: {decided['argument']})"
+                                                    if decided["accountant"] else ""))
     if report["verdict"] == "unsupported":
         lines.append(f"  ({UNSUPPORTED_NOTE})")
     return "\n".join(lines)
 
 
 def report_table(reports: list[dict[str, Any]]) -> str:
-    """A Markdown table, one row per claim and conversion, and a count of verdicts."""
-    head = ["claim", "delta", "reported ε", "conversion", "ε over all α > 1 (proven)", "α*",
-            "ε on the order list → printed", "verdict"]
+    """A Markdown table, one row per claim and accountant (RDP: per conversion), and a count of verdicts."""
+    head = ["claim", "delta", "reported ε", "accountant", "ε proven in", "α*", "ε on the order list → printed",
+            "verdict"]
     rows = [head, ["---"] * len(head)]
     for r in reports:
         claim = r["claim"]
-        for name, c in r["conversions"].items():
+        rdp, pld = r["accountants"]["rdp"], r["accountants"]["pld"]
+        for name, c in (rdp["conversions"].items() if rdp else []):
             ol = c["order_list"]
             listed = "—" if ol is None else (
                 f"{decimal_text(Fraction(ol['epsilon']['upper']), 6, 'up')} (α = {ol['best_order']}) → {ol['printed']}"
                 + (" ✓" if ol["reproduces_reported"] else ""))
             e = c["epsilon"]
-            rows.append([claim["id"], claim["delta"], claim["epsilon"], name,
+            rows.append([claim["id"], claim["delta"], claim["epsilon"], f"rdp {name}",
                          f"[{decimal_text(Fraction(e['lower']), 6, 'down')}, {decimal_text(Fraction(e['upper']), 6, 'up')}]",
                          c["optimal_order"], listed, c["verdict"]])
-    counts = {v: sum(r["verdict"] == v for r in reports) for v in ("holds", "unsupported", "inconclusive")}
+        if pld is not None:
+            e = pld["epsilon"]
+            upper = "∞" if e["upper"] is None else decimal_text(Fraction(e["upper"]), 6, "up")
+            rows.append([claim["id"], claim["delta"], claim["epsilon"], "pld",
+                         f"[{decimal_text(Fraction(e['lower']), 6, 'down')}, {upper}]", "—", "—", pld["verdict"]])
+    counts = {v: sum(r["verdict"] == v for r in reports) for v in ("holds", "violated", "unsupported", "inconclusive")}
     lines = ["| " + " | ".join(row) + " |" for row in rows]
     lines.append("")
     lines.append(f"{len(reports)} claim(s): " + ", ".join(f"{n} {v}" for v, n in counts.items()))

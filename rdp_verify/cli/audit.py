@@ -8,7 +8,7 @@ from typing import Any
 
 from ..accounting.order_lists import ORDER_LISTS
 from ..accounting.rdp import CONVERSIONS, DPS
-from ..audit.claims import STEP_CONVENTIONS, Claim, parse_claim, read_claims
+from ..audit.claims import ACCOUNTANTS, STEP_CONVENTIONS, Claim, parse_claim, read_claims
 from ..audit.report import audit_claim, report_table, summary
 from ..foundations.inputs import InputError, parse_dps
 from ..foundations.parallel import progress_map
@@ -18,7 +18,7 @@ from .common import UsageError, emit, jobs
 __all__ = ["register"]
 
 _SINGLE = ("q", "batch_size", "dataset_size", "sigma", "steps", "epochs", "step_convention",
-           "delta", "epsilon", "conversion", "orders")
+           "delta", "epsilon", "conversion", "orders", "accountant")
 
 
 def _flag(field: str) -> str:
@@ -67,15 +67,16 @@ def register(subparsers: Any) -> None:
     """Add the ``audit`` subcommand (see :mod:`rdp_verify.cli`)."""
     p = subparsers.add_parser(
         "audit",
-        help="check a reported (epsilon, delta) of a DP-SGD run against RDP accounting",
+        help="check a reported (epsilon, delta) of a DP-SGD run: proven true, proven false, or neither",
         description=(
-            "Is a reported epsilon of a DP-SGD run backed by RDP accounting? Composes the certified RDP\n"
-            "of the Sampled Gaussian Mechanism over the run's steps, converts it to (epsilon, delta) and\n"
-            "brackets the best epsilon over ALL real orders alpha > 1 by proven bounds. Verdict per\n"
-            "conversion: holds (proven upper bound <= reported), unsupported (proven lower bound >\n"
-            "reported: this conversion cannot give the reported value; NOT proof the run is not private),\n"
-            "or inconclusive. Conversions: mironov2017 (Mironov 2017, Prop. 3) and balle2020\n"
-            "(Balle et al. 2020, Thm 21). Numbers are read exactly: 1.1 means 11/10."
+            "Is a reported (epsilon, delta) of a DP-SGD run true? Two accountants, both proven:\n"
+            "pld brackets epsilon(delta) of the run's privacy curve from both sides (as rdp-verify dp):\n"
+            "holds (proven upper bound <= reported) or violated (the proven lower bound of\n"
+            "delta(reported epsilon) exceeds the reported delta: the claim is false). rdp brackets the best\n"
+            "epsilon of RDP accounting over ALL real orders alpha > 1 for each conversion, mironov2017\n"
+            "(Mironov 2017, Prop. 3) and balle2020 (Balle et al. 2020, Thm 21): holds, or unsupported\n"
+            "(this accounting cannot give the reported value; NOT proof the run is not private).\n"
+            "The report names the accountant and the argument that decided. Numbers are read exactly."
         ),
         epilog=(
             "Examples:\n"
@@ -87,8 +88,9 @@ def register(subparsers: Any) -> None:
             "\n"
             "Claims file: a JSON list (or {\"claims\": [...]}) or a CSV whose columns are the flags'\n"
             "names: id, source, q (or batch_size, dataset_size), sigma, steps (or epochs, step_convention),\n"
-            "delta, epsilon, conversion, orders; a JSON claim may give a multi-phase run as \"phases\": [...].\n"
-            "Exit codes: 0 every claim holds, 1 a claim is unsupported or inconclusive, 2 bad input."
+            "delta, epsilon, accountant, conversion, orders; a JSON claim may give a multi-phase run as\n"
+            "\"phases\": [...].\n"
+            "Exit codes: 0 every claim holds, 1 a claim is violated, unsupported or inconclusive, 2 bad input."
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -105,7 +107,9 @@ def register(subparsers: Any) -> None:
     claim = p.add_argument_group("the claim")
     claim.add_argument("--delta", help="reported delta, 0 < delta < 1")
     claim.add_argument("--epsilon", help="reported epsilon >= 0, as printed (its digits are what is reproduced)")
-    claim.add_argument("--conversion", choices=(*CONVERSIONS, "both"), help="default both")
+    claim.add_argument("--accountant", choices=ACCOUNTANTS,
+                       help="pld (privacy curve), rdp (RDP over all orders) or all (default: both)")
+    claim.add_argument("--conversion", choices=(*CONVERSIONS, "both"), help="RDP conversion (default both)")
     claim.add_argument("--orders", help="also evaluate on this order list: a comma list, or one of "
                                         + ", ".join(ORDER_LISTS))
     p.add_argument("--claims", metavar="FILE", help="audit every claim of a JSON or CSV file and print a table")

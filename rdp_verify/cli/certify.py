@@ -9,6 +9,8 @@ from typing import Any
 
 from ..certificates.certificate import CertificateError, check_certificate, load, seal
 from ..certificates.certify import certify
+from ..curves.certificate import FORMAT as RUN_FORMAT
+from ..curves.certificate import check_run_certificate
 from ..foundations.inputs import SGM, parse_alphas, parse_dps, parse_q, parse_sigma
 from ..foundations.parallel import progress_map
 from .common import UsageError, emit, jobs, split_list
@@ -42,6 +44,13 @@ def cmd_certify(ns: argparse.Namespace) -> int:
     return 1 if bad else 0
 
 
+def _check_any(cert: Any) -> list[str]:
+    """Check a certificate of any kind rdp_verify writes, by its ``format`` field."""
+    if isinstance(cert, dict) and cert.get("format") == RUN_FORMAT:
+        return check_run_certificate(cert)
+    return check_certificate(cert)
+
+
 def cmd_check(ns: argparse.Namespace) -> int:
     try:
         data = load(ns.file)
@@ -51,7 +60,7 @@ def cmd_check(ns: argparse.Namespace) -> int:
     if not certs:
         raise UsageError(f"{ns.file} holds an empty list")
     failures = []
-    for i, cert in enumerate(progress_map(check_certificate, certs, ns.jobs, "checking")):
+    for i, cert in enumerate(progress_map(_check_any, certs, ns.jobs, "checking")):
         label = f"[{i}] " if isinstance(data, list) else ""
         failures += [f"{label}{problem}" for problem in cert]
     if failures:
@@ -90,7 +99,7 @@ def register(sub: Any) -> None:
         description=(
             "Validate FILE (one certificate or a JSON array) against the shipped JSON Schema,\n"
             "verify its content hash, recompute it from its inputs and confirm every claim,\n"
-            "or name the first field that fails."
+            "or name the first field that fails. Works for the certificates of certify and of dp."
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

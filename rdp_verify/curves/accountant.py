@@ -151,13 +151,19 @@ def _bits_for(delta: float) -> int:
     return 32 * math.ceil((64 + math.log2(1 / max(delta, 1e-300))) / 32)
 
 
-def default_settings(phases: Sequence[Phase], grid_step: Fraction, delta_scale: float,
+def _short(x: Fraction) -> Fraction:
+    """x rounded down to one significant decimal digit (settings print as short exact decimals)."""
+    from ..foundations.decimals import decimal_text
+    return Fraction(decimal_text(x, 1, "down"))
+
+
+def default_settings(phases: Sequence[Phase], grid_step: Fraction, delta_scale: Fraction,
                      tolerance: Fraction = DEFAULT_TOLERANCE) -> Settings:
     """Settings for a run whose δ is about ``delta_scale`` (truncation well below tolerance·δ)."""
     steps = sum(p.steps for p in phases)
-    allowance = Fraction(tolerance) * Fraction(delta_scale) / 50
-    return Settings(grid_step=grid_step, bits=_bits_for(delta_scale), truncation=allowance,
-                    tail=allowance / (10 * steps))
+    allowance = _short(Fraction(tolerance) * Fraction(delta_scale) / 50)
+    return Settings(grid_step=grid_step, bits=_bits_for(float(delta_scale)), truncation=allowance,
+                    tail=_short(allowance / (10 * steps)))
 
 
 def compose_run(phases: Sequence[Phase], settings: Settings, directions: Sequence[str] = DIRECTIONS) -> Curves:
@@ -303,7 +309,7 @@ def bracket(phases: Sequence[Phase], *, delta: Fraction | None = None, epsilon: 
         return evaluate(settings)
     steps = sum(p.steps for p in phases)
     h = _nice_below(min(0.02, 0.1 / math.sqrt(steps)))
-    scale = float(delta) if delta is not None else 1e-10  # δ's size, until a first bracket tells it
+    scale = Fraction(delta) if delta is not None else Fraction(1, 10**10)  # δ's size, until a bracket tells it
     history: list[dict[str, Any]] = []
     result = None
     for attempt in range(MAX_REFINEMENTS + 1):
@@ -312,11 +318,12 @@ def bracket(phases: Sequence[Phase], *, delta: Fraction | None = None, epsilon: 
         width = _relative_width(result)
         history.append({"grid_step": h, "relative_width": width, "seconds": round(result.curves.seconds, 3),
                         "composed_length": _longest(result.curves)})
-        if delta is None:  # δ(ε): settle the scale of δ before judging the width
-            new_scale = float(result.lower) if result.lower > 0 else float(result.upper)
-            if new_scale > 0 and abs(math.log10(new_scale / scale)) > 2 and attempt < MAX_REFINEMENTS:
-                scale = max(new_scale, float(DELTA_MIN))
+        if delta is None:  # δ(ε): a scale far above δ would cut off too much; redo with the right one
+            new_scale = max(result.lower if result.lower > 0 else result.upper, DELTA_MIN)
+            if new_scale < scale / 100 and attempt < MAX_REFINEMENTS:
+                scale = new_scale
                 continue
+            scale = min(scale, new_scale)
         if width <= float(tol):
             break
         shrink = math.sqrt(0.6 * float(tol) / width) if math.isfinite(width) and width > 0 else 0.5

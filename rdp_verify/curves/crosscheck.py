@@ -201,7 +201,8 @@ class _Moments:
         while edges[-1] < b:
             z = edges[-1] + sf / 4  # the slope of log w is increasing: take it at the panel's right end
             r = (2 * z - 1) / (2 * sf * sf)
-            slope = 1 / (sf * sf) if qf == 1 else 1 / (sf * sf * (1 + (1 - qf) / qf * np.exp(-r)))
+            logit = r + (np.log(qf / (1 - qf)) if qf < 1 else 50.0)  # slope = σ^−2·logistic(r + log(q/(1 − q)))
+            slope = 0.5 * (1 + np.tanh(logit / 2)) / (sf * sf)
             edges.append(edges[-1] + min(sf / 4, (np.pi / 2) / (1e-300 + s_max * slope)))
         edges = np.array(edges)
         if fine:
@@ -212,7 +213,7 @@ class _Moments:
             self.log_w = r
         else:
             low = np.log1p(qf * np.expm1(np.minimum(r, 0)))
-            high = np.log(qf) + r + np.log1p((1 - qf) / qf * np.exp(-np.maximum(r, 0)))
+            high = np.log(qf) + r + np.log1p((1 - qf) / qf * np.exp(-np.maximum(r, 0)))  # r ≥ 0 branch
             self.log_w = np.where(r < 0, low, high)
         self.log_weight = np.log(w) - z * z / (2 * sf * sf) - np.log(sf * np.sqrt(2 * np.pi))
 

@@ -1,0 +1,92 @@
+"""Drawing a run's privacy curve: the proven band δ_lower(ε) ≤ δ(ε) ≤ δ_upper(ε) and the RDP curve for contrast.
+
+The band is read off the composed discrete PLDs (:mod:`rdp_verify.curves.compose`) in double
+precision, for drawing only (the proven numbers are in the certificate); the RDP curve is the best
+ε over all real orders under Balle et al.'s conversion at a ladder of δ, each a proven upper bound
+(:func:`rdp_verify.accounting.optimal_order.optimal_epsilon`).
+"""
+
+from __future__ import annotations
+
+import os
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+
+from ..accounting.optimal_order import optimal_epsilon
+from ..foundations.figures import new_figure, save_figure
+from .accountant import Curves
+from .compose import PLD
+
+__all__ = ["curve_values", "rdp_points", "draw"]
+
+
+def _float_masses(p: PLD) -> tuple[np.ndarray, np.ndarray, float]:
+    scale = 2.0 ** -p.bits
+    masses = np.array([float(int(c)) for c in p.coeffs.coeffs()]) * scale
+    losses = (p.offset + np.arange(len(masses))) * float(p.h)
+    return losses, masses, float(p.inf) * scale
+
+
+def curve_values(curves: Curves, epsilons: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(δ_lower, δ_upper) at each ε, maximised over directions, in double precision (for drawing)."""
+    out = {}
+    for bound in ("lower", "upper"):
+        best = np.zeros(len(epsilons))
+        for direction in {d for d, _ in curves.plds}:
+            losses, masses, inf = _float_masses(curves.plds[(direction, bound)])
+            values = np.array([(masses * np.clip(-np.expm1(e - losses), 0, None)).sum() + inf for e in epsilons])
+            best = np.maximum(best, values)
+        out[bound] = best
+    return out["lower"], out["upper"]
+
+
+def rdp_points(curves: Curves, deltas: list[Fraction]) -> list[tuple[float, float]]:
+    """(ε, δ) from RDP accounting: the proven upper end of the best ε over all orders (Balle et al. 2020)."""
+    return [(float(optimal_epsilon(curves.phases, d, "balle2020").epsilon.upper), float(d)) for d in deltas]
+
+
+def draw(curves: Curves, path: str | os.PathLike, point: tuple[Fraction, Fraction, Fraction] | None = None,
+         with_rdp: bool = True) -> Path:
+    """Write the figure to ``path`` (.png, .svg or .pdf). ``point``: (δ, ε_lower, ε_upper) to mark."""
+    # down to where the truncation allowance (mass moved to +∞) would dominate δ_upper
+    floor = max(float(curves.settings.truncation) * 10, 1e-300)
+    probe = np.linspace(0.0, 60.0, 1201)
+    _, upper_probe = curve_values(curves, probe)
+    below = np.nonzero(upper_probe < floor)[0]
+    eps_max = float(probe[below[0]]) if len(below) else 60.0
+    eps = np.linspace(0.0, max(eps_max, 0.5), 400)
+    lower, upper = curve_values(curves, eps)
+    deltas = [Fraction(1, 10**k) for k in range(1, 40) if 10.0 ** -k >= floor]
+    fig = new_figure(figsize=(11, 4.6), layout="constrained")
+    left, right = fig.subplots(1, 2)
+    left.fill_between(eps, np.maximum(lower, floor), np.maximum(upper, floor), color="tab:blue", alpha=0.35,
+                      label="proven band: δ_lower(ε) ≤ δ(ε) ≤ δ_upper(ε) (PLD)")
+    left.plot(eps, np.maximum(upper, floor), color="tab:blue", lw=1.2)
+    left.plot(eps, np.maximum(lower, floor), color="tab:blue", lw=0.8, ls=":")
+    if with_rdp:
+        pts = rdp_points(curves, deltas)
+        left.plot([p[0] for p in pts], [p[1] for p in pts], "o--", color="tab:red", ms=3.5, lw=1.2,
+                  label="RDP accounting (best order, Balle et al. 2020): an upper bound")
+    if point:
+        d, e_lo, e_hi = point
+        left.errorbar([float((e_lo + e_hi) / 2)], [float(d)], xerr=[[float((e_hi - e_lo) / 2)]] * 2, fmt="s",
+                      color="black", ms=4, label=f"certified ε at δ = {float(d):g}: [{float(e_lo):.6g}, {float(e_hi):.6g}]")
+    left.set_yscale("log")
+    left.set_ylim(floor, 1.5)
+    left.set_xlabel("ε")
+    left.set_ylabel("δ(ε)")
+    run = "; ".join(f"q = {float(p.q):.4g}, σ = {float(p.sigma):g}, T = {p.steps}" for p in curves.phases)
+    left.set_title(f"Privacy curve of the run ({run})", fontsize=10)
+    left.legend(fontsize=8, loc="upper right")
+    left.grid(True, which="major", alpha=0.3)
+    positive = upper > 0
+    width = np.where(positive, (upper - lower) / np.where(positive, upper, 1), np.nan)
+    right.plot(eps, width, color="tab:blue")
+    right.set_yscale("log")
+    right.set_xlabel("ε")
+    right.set_ylabel("(δ_upper − δ_lower) / δ_upper")
+    right.set_title(f"Width of the proven band (grid step h = {float(curves.settings.grid_step):g})", fontsize=10)
+    right.grid(True, which="major", alpha=0.3)
+    return save_figure(fig, path)
