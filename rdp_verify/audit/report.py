@@ -53,6 +53,7 @@ __all__ = ["audit_claim", "verdict_of", "pld_verdict", "summary", "report_table"
 FORMAT = "rdp_verify audit"
 FORMAT_VERSION = 2
 MAX_TIGHTENING = 2  # times the PLD bracket is tightened when it contains the reported epsilon
+TIGHTEST = Fraction(1, 10**5)  # the smallest relative width an audit asks for (finer grids cost ~1/width)
 DIGITS = 10  # significant digits of printed bounds (rounded outward)
 UNSUPPORTED_NOTE = ("'unsupported' means RDP accounting under this conversion cannot give the reported epsilon; "
                     "it is not proof that the run is not private (a tighter accountant may still back it)")
@@ -160,7 +161,9 @@ def _audit_pld(claim: Claim, tolerance: Fraction) -> dict[str, Any]:
         gap = max(abs(claim.epsilon - result.lower), abs(result.upper - claim.epsilon))
         if result.upper <= 0 or gap == 0:
             break
-        tighter = max(min(Fraction(tolerance) / 10, gap / result.upper / 2), Fraction(1, 10**7))
+        tighter = max(min(Fraction(tolerance) / 10, gap / result.upper / 2), TIGHTEST)
+        if tighter >= tolerance:
+            break
         result, tightened = bracket(claim.phases, delta=claim.delta, tolerance=tighter), tightened + 1
         verdict = pld_verdict(result.lower, result.upper, claim.epsilon)
         tolerance = tighter

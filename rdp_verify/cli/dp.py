@@ -76,15 +76,18 @@ def summary(cert: dict[str, Any], phases: list[tuple[Phase, str]]) -> str:
     decide = max(cert["directions"], key=lambda d: Fraction(cert["directions"][d]["lower"]))
     other = [d for d in cert["directions"] if d != decide][0]
     o = cert["directions"][other]
+    o_text = (f"at most {o['upper']} (below the deciding lower end: never the maximum)"
+              if Fraction(o["lower"]) == 0 and o["upper"] is not None else f"[{o['lower']}, {o['upper']}]")
     cc = cert["cross_check"]
     lines = [
         f"run: {_run_text(phases)}; {given}",
         f"{quantity} in [{b['lower']}, {upper}] (proven; relative width {b['relative_width']}, "
         f"grid step {cert['settings']['grid_step']})",
-        f"  {decide} direction decides; {other}: [{o['lower']}, {o['upper']}]",
+        f"  {decide} direction decides; {other}: {o_text}",
         f"  cross-check: delta({cc['epsilon']}) estimated {cc['estimate']['value']} +- {cc['estimate']['error_bound']} "
         f"({cc['method']}) against the proven [{cc['proven_delta']['lower']}, {cc['proven_delta']['upper']}]: "
-        + ("consistent" if cc["consistent"] else "INCONSISTENT"),
+        + ("consistent" if cc["consistent"] else "INCONSISTENT")
+        + ("" if cc["informative"] else " (uninformative here: the estimate's error exceeds a tenth of delta)"),
         f"verdict: {cert['verdict']}",
     ]
     if not b["tolerance_met"]:

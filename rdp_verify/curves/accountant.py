@@ -23,7 +23,7 @@ directed rounding) bracket the true curve in both directions:
 **Choosing the grid.** The bracket's width is second order in h and grows with T (each step shifts
 the mean loss by O(h²)). :func:`bracket` starts on a coarse grid, measures the width, and refines h
 (width ∝ h²) until the relative width meets the tolerance. The fixed-point bits follow from δ
-(64 guard bits below its scale); the truncation allowance is tolerance·δ/50. These choices only trade
+(40 guard bits below its scale); the truncation allowance is tolerance·δ/50. These choices only trade
 accuracy for time: every bracket is proven whatever they are, and the certificate records them.
 
 Cost: one discretisation per phase, O(n) Arb evaluations for n = (loss range)/h grid points; four
@@ -74,19 +74,31 @@ class Settings:
                 "truncation_allowance": fraction_text(self.truncation), "single_step_tail": fraction_text(self.tail)}
 
 
-@dataclass(frozen=True)
+@dataclass
 class Curves:
-    """The composed discrete PLDs of a run: (direction, "upper" | "lower") → PLD."""
+    """The composed discrete PLDs of a run, per (direction, "upper" | "lower"), composed on first use."""
 
     phases: tuple[Phase, ...]
     settings: Settings
-    plds: dict[tuple[str, str], PLD]
     steps: tuple[StepPLD, ...]
-    seconds: float
+    budget: Budget
+    plds: dict[tuple[str, str], PLD] = field(default_factory=dict)
+    seconds: float = 0.0
 
     @property
     def prec(self) -> int:
         return self.settings.bits + 64
+
+    def pld(self, direction: str, bound: str) -> PLD:
+        """The composed PLD of the run for a direction and a bound (exact integers; cached)."""
+        key = (direction, bound)
+        if key not in self.plds:
+            start = time.perf_counter()
+            by_pair = {(s.q, s.sigma): s for s in self.steps}
+            parts = [(_single(by_pair[(p.q, p.sigma)], direction, bound), p.steps) for p in self.phases]
+            self.plds[key] = compose(parts, self.budget)
+            self.seconds += time.perf_counter() - start
+        return self.plds[key]
 
 
 @dataclass(frozen=True)
@@ -147,8 +159,11 @@ def _nice_below(x: float) -> Fraction:
     return Fraction(NICE[-1]) * Fraction(10) ** (e - 1)
 
 
+GUARD_BITS = 40  # rounding adds at most (products)·(length)·2^−bits ≈ 2^22·2^−bits to δ: far below tolerance·δ
+
+
 def _bits_for(delta: float) -> int:
-    return 32 * math.ceil((64 + math.log2(1 / max(delta, 1e-300))) / 32)
+    return 32 * math.ceil((GUARD_BITS + math.log2(1 / max(delta, 1e-300))) / 32)
 
 
 def _short(x: Fraction) -> Fraction:
@@ -166,26 +181,18 @@ def default_settings(phases: Sequence[Phase], grid_step: Fraction, delta_scale: 
                     tail=_short(allowance / (10 * steps)))
 
 
-def compose_run(phases: Sequence[Phase], settings: Settings, directions: Sequence[str] = DIRECTIONS) -> Curves:
-    """Discretise every phase's step and compose the run, for both bounds and the given directions."""
+def compose_run(phases: Sequence[Phase], settings: Settings) -> Curves:
+    """Discretise every phase's step; the compositions follow on first use (:meth:`Curves.pld`)."""
     phases = check_run(phases)
     start = time.perf_counter()
     steps = []
-    for p in dict.fromkeys((p.q, p.sigma) for p in phases):
-        grid = grid_range(p[0], p[1], settings.grid_step, float(settings.tail))
-        steps.append(discretize(p[0], p[1], grid, settings.bits))
-    by_pair = {(s.q, s.sigma): s for s in steps}
+    for q, sigma in dict.fromkeys((p.q, p.sigma) for p in phases):
+        grid = grid_range(q, sigma, settings.grid_step, float(settings.tail))
+        steps.append(discretize(q, sigma, grid, settings.bits))
     total_steps = sum(p.steps for p in phases)
     budget = Budget(int(settings.truncation * 2 ** settings.bits), total_steps,
                     products_needed([p.steps for p in phases]))
-    plds = {}
-    for direction in directions:
-        for bound in ("upper", "lower"):
-            parts = []
-            for p in phases:
-                parts.append((_single(by_pair[(p.q, p.sigma)], direction, bound), p.steps))
-            plds[(direction, bound)] = compose(parts, budget)
-    return Curves(phases, settings, plds, tuple(steps), time.perf_counter() - start)
+    return Curves(phases, settings, tuple(steps), budget, seconds=time.perf_counter() - start)
 
 
 def _single(step: StepPLD, direction: str, bound: str) -> PLD:
@@ -205,15 +212,25 @@ def _exact(x: arb) -> Fraction:
 
 
 def delta_bracket(curves: Curves, epsilon: Fraction) -> Bracket:
-    """Proven [δ_lower(ε), δ_upper(ε)] of the run at ε (module docstring)."""
+    """Proven [δ_lower(ε), δ_upper(ε)] of the run at ε (module docstring).
+
+    A direction's lower bound is composed only if its upper bound exceeds the best lower bound so
+    far: otherwise it cannot raise max(δ_remove, δ_add)'s lower end.
+    """
     _check_epsilon(epsilon)
     epsilon = Fraction(epsilon)
-    per = {}
-    for direction in {d for d, _ in curves.plds}:
-        up = delta_at(curves.plds[(direction, "upper")], epsilon, curves.prec)
-        lo = delta_at(curves.plds[(direction, "lower")], epsilon, curves.prec)
-        low = _exact(lo.lower())
-        per[direction] = (max(low, Fraction(0)), min(_exact(up.upper()), Fraction(1)))
+    with ctx.workprec(curves.prec):  # ends of balls are rounded at the working precision
+        uppers = {d: min(_exact(delta_at(curves.pld(d, "upper"), epsilon, curves.prec).upper()), Fraction(1))
+                  for d in DIRECTIONS}
+        per: dict[str, tuple[Fraction, Fraction | None]] = {}
+        best = Fraction(0)
+        for d in sorted(DIRECTIONS, key=lambda d: -uppers[d]):
+            if per and uppers[d] <= best:
+                per[d] = (Fraction(0), uppers[d])  # this direction never decides the maximum
+                continue
+            low = max(_exact(delta_at(curves.pld(d, "lower"), epsilon, curves.prec).lower()), Fraction(0))
+            per[d] = (low, uppers[d])
+            best = max(best, low)
     return Bracket(max(v[0] for v in per.values()), max(v[1] for v in per.values()), per, curves)
 
 
@@ -253,18 +270,27 @@ def _exact_arb(x: Fraction) -> arb:
 
 
 def epsilon_bracket(curves: Curves, delta: Fraction) -> Bracket:
-    """Proven [ε_lower(δ), ε_upper(δ)] of the run (module docstring); upper None means no finite bound."""
+    """Proven [ε_lower(δ), ε_upper(δ)] of the run (module docstring); upper None means no finite bound.
+
+    As in :func:`delta_bracket`, a direction's lower bound is composed only when it could decide.
+    """
     _check_delta(delta)
     delta = Fraction(delta)
-    per = {}
     with ctx.workprec(curves.prec):
-        for direction in {d for d, _ in curves.plds}:
-            up = _verified_root(curves.plds[(direction, "upper")], delta, curves.prec, "upper")
-            lo = _verified_root(curves.plds[(direction, "lower")], delta, curves.prec, "lower")
-            per[direction] = (lo, up)
+        uppers = {d: _verified_root(curves.pld(d, "upper"), delta, curves.prec, "upper") for d in DIRECTIONS}
+        per: dict[str, tuple[Fraction, Fraction | None]] = {}
+        best = Fraction(0)
+        order = sorted(DIRECTIONS, key=lambda d: (uppers[d] is not None, uppers[d] or 0), reverse=True)
+        for d in order:
+            if per and uppers[d] is not None and uppers[d] <= best:
+                per[d] = (Fraction(0), uppers[d])  # this direction never decides the maximum
+                continue
+            low = _verified_root(curves.pld(d, "lower"), delta, curves.prec, "lower")
+            per[d] = (low, uppers[d])
+            best = max(best, low)
     lower = max(v[0] for v in per.values())
-    uppers = [v[1] for v in per.values()]
-    upper = None if any(u is None for u in uppers) else max(uppers)
+    ups = [v[1] for v in per.values()]
+    upper = None if any(u is None for u in ups) else max(ups)
     if upper is not None and lower > upper:
         raise ArithmeticError("the lower end exceeds the upper end: a bug, refuse to certify")
     return Bracket(lower, upper, per, curves)
@@ -326,7 +352,8 @@ def bracket(phases: Sequence[Phase], *, delta: Fraction | None = None, epsilon: 
             scale = min(scale, new_scale)
         if width <= float(tol):
             break
-        shrink = math.sqrt(0.6 * float(tol) / width) if math.isfinite(width) and width > 0 else 0.5
+        # width ∝ h² once the grid resolves the curve; a very wide bracket is not there yet
+        shrink = math.sqrt(0.6 * float(tol) / width) if math.isfinite(width) and 0 < width < 0.1 else 0.25
         new_h = _nice_below(float(h) * min(shrink, 0.8))
         if _longest(result.curves) * float(h / new_h) > MAX_GRID:
             break  # finer grids would not fit: return the proven, wider bracket

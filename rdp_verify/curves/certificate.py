@@ -78,6 +78,8 @@ def _cross_check(result: Bracket, point: Fraction, given_epsilon: bool) -> dict[
     at = result if given_epsilon else delta_bracket(result.curves, point)  # the proven δ bracket at the point
     est: Estimate = estimate_delta(result.curves.phases, point)
     consistent = est.lower <= at.upper and at.lower <= est.upper
+    # a check can only fail if the estimate's error is small against δ itself
+    informative = est.error <= max(at.upper, Fraction(0)) / 10
     return {
         "method": est.method,
         "bound_kind": "estimate",
@@ -85,6 +87,7 @@ def _cross_check(result: Bracket, point: Fraction, given_epsilon: bool) -> dict[
         "estimate": {"value": decimal_text(est.value, DIGITS), "error_bound": decimal_text(est.error, 3, "up")},
         "proven_delta": _interval(at.lower, at.upper),
         "consistent": consistent,
+        "informative": informative,
         "details": {k: (str(v) if not isinstance(v, (int, float, str)) else v) for k, v in est.details.items()},
     }
 

@@ -88,13 +88,9 @@ class Budget:
 
 
 def trim(p: PLD) -> PLD:
-    """Drop zero coefficients at both ends (exact: no mass moves)."""
-    c = p.coeffs
-    if c.length() == 0:
-        return p
-    low = 0
-    coeffs = c.coeffs()
-    while coeffs[low] == 0:
+    """Drop zero coefficients at the low end (exact: no mass moves; fmpz_poly drops the high ones)."""
+    c, low = p.coeffs, 0
+    while low < c.length() and c[low] == 0:
         low += 1
     if low == 0:
         return p
@@ -206,8 +202,9 @@ def delta_at(p: PLD, epsilon: Fraction, prec: int) -> arb:
 
 
 def epsilon_root(p: PLD, delta: Fraction, prec: int) -> arb | None:
-    """An estimate (a ball, not a proof) of the root ε of (1) = δ; None if (1) ≤ δ everywhere beyond
-    the last loss but above δ nowhere, inf if (1) > δ for every ε (the mass at +∞ alone exceeds δ).
+    """An estimate (a ball, not a proof) of the root ε of (1) = δ, possibly negative; None if (1) never
+    exceeds δ (its supremum, the total mass, is ≤ δ); +inf if (1) > δ for every ε (the mass at +∞
+    alone exceeds δ).
 
     (1) is continuous and decreasing; on (ℓ_i, ℓ_{i+1}] (ℓ_i = (o + i)h) it equals
     (A + M_∞ − e^ε·B)·2^−bits with A, B the tail sums from i + 1, so its root there is

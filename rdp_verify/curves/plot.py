@@ -34,8 +34,8 @@ def curve_values(curves: Curves, epsilons: np.ndarray) -> tuple[np.ndarray, np.n
     out = {}
     for bound in ("lower", "upper"):
         best = np.zeros(len(epsilons))
-        for direction in {d for d, _ in curves.plds}:
-            losses, masses, inf = _float_masses(curves.plds[(direction, bound)])
+        for direction in ("remove", "add"):
+            losses, masses, inf = _float_masses(curves.pld(direction, bound))
             values = np.array([(masses * np.clip(-np.expm1(e - losses), 0, None)).sum() + inf for e in epsilons])
             best = np.maximum(best, values)
         out[bound] = best

@@ -103,12 +103,13 @@ class StepCurve:
         """
         with ctx.workprec(self.prec):
             t_lo, t_hi = x_lo - self.one_minus_q, x_hi - self.one_minus_q
-            if t_hi <= 0:
+            right, left = t_hi.upper(), t_lo.lower()  # exact points enclosing the interval
+            if not right > 0:
                 return arb(0)
-            if t_hi <= self.t_c:
-                value = self._curvature(t_hi)
-            elif t_lo >= self.t_c:
-                value = self._curvature(t_lo)
+            if right <= self.t_c:
+                value = self._curvature(right)
+            elif left >= self.t_c:
+                value = self._curvature(left)
             else:
                 value = self._curvature(self.t_c)
             bound = value.upper()

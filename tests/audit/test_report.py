@@ -1,7 +1,9 @@
-"""The audit: published figures, the ±1 % verdicts, bad input, claims-file tables.
+"""The audit: published figures, the ±1 % verdicts of both accountants, bad input, claims-file tables.
 
 Reference figures are the published ones (cited per claim in examples/claims.json):
-TF Privacy's MNIST ε = 3.01 and Abadi et al. 2016's ε ≈ 1.26, both at δ = 1e-5.
+TF Privacy's MNIST ε = 3.01 and Abadi et al. 2016's ε ≈ 1.26 (RDP accountants), and the PLD/PRV
+accountants' figures quoted there; the PLD verdicts are set against the run of issue 12
+(dp_accounting's PLD 2.3818, prv_accountant 2.3817 ± 0.01).
 """
 
 import json
@@ -39,6 +41,10 @@ def published(examples):
     return {i: audit_claim(examples[i]) for i in ("tf-privacy-mnist-cli", "abadi2016")}
 
 
+def rdp_of(report):
+    return report["accountants"]["rdp"]
+
+
 @pytest.mark.parametrize("claim_id, printed, best_order", [
     ("tf-privacy-mnist-cli", "3.01", "9"),  # TF Privacy tutorials/README.md: eps = 3.01
     ("abadi2016", "1.26", "20"),  # Abadi et al. 2016, Section 3.1: ε ≈ 1.26
@@ -46,12 +52,15 @@ def published(examples):
 def test_published_figures_reproduce_under_the_authors_conversion(examples, published, claim_id, printed, best_order):
     assert examples[claim_id].conversions == ("mironov2017",)
     report = published[claim_id]
-    listed = report["conversions"]["mironov2017"]["order_list"]
+    listed = rdp_of(report)["conversions"]["mironov2017"]["order_list"]
     assert listed["printed"] == printed and listed["reproduces_reported"] is True
     assert listed["best_order"] == best_order
     # over all real orders the best ε is no larger than on the list, and it backs the claim
-    assert Fraction(report["epsilon"]["upper"]) <= Fraction(listed["epsilon"]["upper"])
-    assert report["verdict"] == "holds"
+    assert Fraction(rdp_of(report)["epsilon"]["upper"]) <= Fraction(listed["epsilon"]["upper"])
+    assert rdp_of(report)["verdict"] == "holds" and report["verdict"] == "holds"
+    # the tight curve is below RDP's: the privacy-loss accountant proves the claim too
+    assert report["accountants"]["pld"]["verdict"] == "holds"
+    assert Fraction(report["accountants"]["pld"]["epsilon"]["upper"]) < Fraction(rdp_of(report)["epsilon"]["lower"])
 
 
 def test_tf_privacy_steps_follow_the_ceil_convention(examples):
@@ -61,7 +70,7 @@ def test_tf_privacy_steps_follow_the_ceil_convention(examples):
 
 def test_tf_privacy_figure_matches_dp_accounting_at_integer_orders(published):
     rdp = pytest.importorskip("dp_accounting.rdp.rdp_privacy_accountant")
-    listed = published["tf-privacy-mnist-cli"]["conversions"]["mironov2017"]["order_list"]
+    listed = rdp_of(published["tf-privacy-mnist-cli"])["conversions"]["mironov2017"]["order_list"]
     # the best listed order is 9, an integer order where dp_accounting's float sum is accurate
     r = rdp._compute_rdp_poisson_subsampled_gaussian(256 / 60000, 1.1, [9.0])[0] * 14063
     theirs = r + math.log(1e5) / 8
@@ -74,21 +83,59 @@ def test_one_percent_above_holds_and_below_is_unsupported(capsys, conversion):
     # the optimum under "both" is the smaller one, balle2020's (Balle et al. ≤ Mironov pointwise)
     opt = optimal_epsilon(phases, Fraction(1, 10**5), "mironov2017" if conversion == "mironov2017" else "balle2020")
     middle = (opt.epsilon.lower + opt.epsilon.upper) / 2
-    common = MNIST + ["--epochs", "60", "--step-convention", "ceil", "--conversion", conversion, "--json"]
+    common = MNIST + ["--epochs", "60", "--step-convention", "ceil", "--conversion", conversion, "--json",
+                      "--accountant", "rdp"]
     code, out, err = run(capsys, *common, "--epsilon", decimal_text(middle * Fraction(101, 100), 8))
     assert code == 0 and json.loads(out)["verdict"] == "holds"
     code, out, err = run(capsys, *common, "--epsilon", decimal_text(middle * Fraction(99, 100), 8))
     report = json.loads(out)
     assert code == 1 and report["verdict"] == "unsupported" and err == ""
-    assert all(c["verdict"] == "unsupported" for c in report["conversions"].values())
-    assert Fraction(report["margin"]) < 0
+    assert all(c["verdict"] == "unsupported" for c in rdp_of(report)["conversions"].values())
+    assert Fraction(rdp_of(report)["margin"]) < 0 and report["accountants"]["pld"] is None
+
+
+def test_pld_one_percent_above_holds_and_below_is_violated(capsys):
+    # issue 12: claims 1 % above and below the midpoint of the proven bracket of ε(1e-5)
+    from rdp_verify.curves.accountant import bracket
+
+    b = bracket([Phase(Fraction(256, 60000), Fraction(11, 10), 14063)], delta=Fraction(1, 10**5))
+    middle = (b.lower + b.upper) / 2
+    run_args = ["--q", "256/60000", "--sigma", "1.1", "--steps", "14063", "--delta", "1e-5", "--json"]
+    code, out, err = run(capsys, *run_args, "--epsilon", decimal_text(middle * Fraction(101, 100), 8))
+    report = json.loads(out)
+    assert code == 0 and report["verdict"] == "holds" and report["decided_by"]["accountant"] == "pld"
+    assert report["accountants"]["rdp"]["verdict"] == "unsupported"  # RDP alone could not back it
+    code, out, err = run(capsys, *run_args, "--epsilon", decimal_text(middle * Fraction(99, 100), 8))
+    report = json.loads(out)
+    pld = report["accountants"]["pld"]
+    assert code == 1 and report["verdict"] == "violated" and report["decided_by"]["accountant"] == "pld"
+    # the proof: the lower bound of δ at the reported ε exceeds the reported δ
+    assert Fraction(pld["delta_at_reported_epsilon"]["lower"]) > Fraction(1, 10**5)
+    assert pld["certificate"]["verdict"] == "certified"
+
+
+def test_pld_only_and_the_issue_claim(capsys):
+    code, out, err = run(capsys, "--q", "256/60000", "--sigma", "1.1", "--steps", "14063", "--delta", "1e-5",
+                         "--epsilon", "2.39", "--accountant", "pld")
+    assert code == 0 and "rdp " not in out and "  pld: epsilon in [2.381" in out
+    assert out.rstrip().splitlines()[-1].startswith("verdict: holds (pld: proven epsilon(0.00001) <= 2.382")
+
+
+def test_pld_tightens_when_its_bracket_contains_the_claim(capsys):
+    # 2.382 lies inside the default bracket [2.38132, 2.38225]: the audit tightens the grid to decide
+    code, out, err = run(capsys, "--q", "256/60000", "--sigma", "1.1", "--steps", "14063", "--delta", "1e-5",
+                         "--epsilon", "2.382", "--accountant", "pld", "--json")
+    report = json.loads(out)
+    assert report["verdict"] == "holds" and report["accountants"]["pld"]["tightened"] >= 1
 
 
 def test_json_report_carries_verdict_bounds_order_and_certificates(capsys):
     code, out, err = run(capsys, "--q", "0.01", "--sigma", "4", "--steps", "10000", "--delta", "1e-5",
-                         "--epsilon", "1.26", "--conversion", "mironov2017", "--json")
-    report = json.loads(out)
-    assert code == 0 and report["verdict"] == "holds" and report["conversion"] == "mironov2017"
+                         "--epsilon", "1.26", "--conversion", "mironov2017", "--accountant", "rdp", "--json")
+    full = json.loads(out)
+    report = rdp_of(full)
+    assert code == 0 and full["verdict"] == "holds" and report["conversion"] == "mironov2017"
+    assert full["decided_by"]["accountant"] == "rdp" and full["format_version"] == 2
     lo, hi = Fraction(report["epsilon"]["lower"]), Fraction(report["epsilon"]["upper"])
     assert lo <= hi <= Fraction("1.26") and abs(Fraction(report["margin"]) - (Fraction("1.26") - hi)) < 1e-6
     detail = report["conversions"]["mironov2017"]
@@ -104,8 +151,8 @@ def test_large_q_and_far_reported_epsilon(capsys):
     # Reference: subsampling never hurts, so ε ≤ min over α of 100·α/(2σ²) + log(1/δ)/(α − 1), the
     # unsampled Gaussian mechanism (q = 1) under the same conversion: α − 1 = √(2σ² log(1/δ)/100).
     code, out, err = run(capsys, "--q", "0.5", "--sigma", "2", "--steps", "100", "--delta", "1e-5",
-                         "--epsilon", "100", "--conversion", "mironov2017", "--json")
-    report = json.loads(out)
+                         "--epsilon", "100", "--conversion", "mironov2017", "--accountant", "rdp", "--json")
+    report = rdp_of(json.loads(out))
     lam = math.sqrt(8 * math.log(1e5) / 100)
     gaussian = 100 * (1 + lam) / 8 + math.log(1e5) / lam
     assert code == 0 and report["verdict"] == "holds" and Fraction(report["epsilon"]["upper"]) < gaussian
@@ -115,8 +162,8 @@ def test_large_q_and_far_reported_epsilon(capsys):
 def test_delta_far_below_the_floor_is_reported_as_a_bound(capsys):
     # at α* ≈ 4761, λ(R − ε) ≈ −4760·3 < −10^4: δ(ε) is reported as ≤ e^−10000 ≈ 1.1e-4343
     code, out, err = run(capsys, "--q", "0.01", "--sigma", "100", "--steps", "100", "--delta", "1e-5",
-                         "--epsilon", "3", "--conversion", "mironov2017", "--json")
-    report = json.loads(out)
+                         "--epsilon", "3", "--conversion", "mironov2017", "--accountant", "rdp", "--json")
+    report = rdp_of(json.loads(out))
     delta = Fraction(report["conversions"]["mironov2017"]["delta_at_reported_epsilon"]["upper"])
     assert code == 0 and report["verdict"] == "holds" and 0 < delta < Fraction(1, 10**4342)
 
@@ -126,31 +173,41 @@ def test_human_summary(capsys):
                          "--orders", "tf_privacy_compute_dp_sgd_privacy")
     assert code == 0 and err == ""
     assert "q = 256/60000; ceil(60 epochs / q) = ceil(14062.5) = 14063" in out
-    assert "prints as 3.01 (reported 3.01)" in out and out.rstrip().endswith("verdict: holds")
+    assert "prints as 3.01 (reported 3.01)" in out and "  rdp mironov2017: best epsilon" in out
+    assert out.rstrip().splitlines()[-1].startswith("verdict: holds (pld: ")
 
 
 def test_claims_file_table_and_json(capsys, tmp_path):
+    # three of the published claims (the documentation's example audits the whole file)
+    rows_in = json.loads(EXAMPLES.read_text())["claims"]
+    subset = tmp_path / "claims.json"
+    subset.write_text(json.dumps([r for r in rows_in if r["id"] in ("tf-privacy-mnist-cli", "abadi2016",
+                                                                     "dp-accounting-pld-test")]))
     out_file = tmp_path / "audit.json"
-    code, out, err = run(capsys, "--claims", str(EXAMPLES), "--out", str(out_file))
+    code, out, err = run(capsys, "--claims", str(subset), "--out", str(out_file))
     reports = json.loads(out_file.read_text())
     rows = [line for line in out.splitlines() if line.startswith("| ") and "---" not in line][1:]
-    assert len(rows) == len(reports) == len(read_claims(EXAMPLES))
+    claims = read_claims(subset)
+    assert len(reports) == len(claims)
+    # one row per RDP conversion and one for the privacy-loss accountant, per claim
+    assert len(rows) == sum(len(c.conversions) * ("rdp" in c.accountants) + ("pld" in c.accountants) for c in claims)
     by_id = {r["claim"]["id"]: r for r in reports}
     assert by_id["tf-privacy-mnist-cli"]["verdict"] == "holds"
     assert any(row.startswith("| abadi2016 |") and row.endswith("| holds |") and "→ 1.26 ✓" in row for row in rows)
+    assert by_id["dp-accounting-pld-test"]["decided_by"]["accountant"] == "pld"
     # exit 1 exactly when some claim does not hold
     assert code == (0 if all(r["verdict"] == "holds" for r in reports) else 1)
 
 
 def test_csv_claims_file(capsys, tmp_path):
     path = tmp_path / "claims.csv"
-    path.write_text("id,q,sigma,steps,delta,epsilon,conversion,orders\n"
-                    "abadi,0.01,4,10000,1e-5,1.26,mironov2017,abadi2016_moments_accountant\n"
-                    "too-small,0.01,4,10000,1e-5,1.2,mironov2017,\n")
+    path.write_text("id,q,sigma,steps,delta,epsilon,conversion,orders,accountant\n"
+                    "abadi,0.01,4,10000,1e-5,1.26,mironov2017,abadi2016_moments_accountant,rdp\n"
+                    "too-small,0.01,4,10000,1e-5,1.2,mironov2017,,rdp\n")
     code, out, err = run(capsys, "--claims", str(path))
     assert code == 1
-    assert "| abadi | 0.00001 | 1.26 | mironov2017 |" in out and "| too-small |" in out
-    assert "2 claim(s): 1 holds, 1 unsupported, 0 inconclusive" in out
+    assert "| abadi | 0.00001 | 1.26 | rdp mironov2017 |" in out and "| too-small |" in out
+    assert "2 claim(s): 1 holds, 0 violated, 1 unsupported, 0 inconclusive" in out
 
 
 def test_verdict_rule():
@@ -190,6 +247,8 @@ def test_step_conventions():
       "--orders", "tf_privacy"], "not a known list"),
     (["--q", "0.01", "--sigma", "4", "--steps", "100", "--delta", "1e-5", "--epsilon", "nan"], "not a number"),
     (["--claims", "examples/claims.json", "--q", "0.1"], "cannot be combined"),
+    (["--q", "0.01", "--sigma", "4", "--steps", "100", "--delta", "1e-5", "--epsilon", "1",
+      "--accountant", "prv"], "invalid choice"),
     ([], "or --claims FILE"),
 ])
 def test_bad_input_one_line_exit_2(capsys, args, message):
@@ -205,6 +264,8 @@ def test_bad_input_one_line_exit_2(capsys, args, message):
     ('{"claims": []}', "holds no claims"),
     ('[{"q": "0.01", "sigma": "4", "steps": "100", "delta": "1e-5", "epsilon": "1", "orders": []}]', "orders is an empty list"),
     ('{"claims": [', "neither CSV"),
+    ('[{"q": "0.01", "sigma": "4", "steps": "100", "delta": "1e-5", "epsilon": "1", "accountant": "prv"}]',
+     "accountant='prv' is not one of rdp, pld, all"),
     ('[{"q": "0.01", "sigma": "4", "steps": "100", "delta": "1e-5", "epsilon": "1"}, 7]', "claim 2: expected an object"),
 ])
 def test_bad_claims_file_exit_2(capsys, tmp_path, content, message):

@@ -1,0 +1,99 @@
+"""``rdp-verify dp``: summary, certificate, phases, plot, and one-line refusals that write nothing."""
+
+import json
+from fractions import Fraction
+
+import pytest
+
+from rdp_verify.cli import main
+from rdp_verify.curves.certificate import check_run_certificate
+
+RUN = ["--q", "0.02", "--sigma", "1.5", "--steps", "300"]
+
+
+def run(capsys, *argv):
+    code = main(["dp", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_summary(capsys):
+    code, out, err = run(capsys, *RUN, "--delta", "1e-6")
+    assert code == 0 and err == ""
+    lines = out.splitlines()
+    assert lines[0] == "run: q = 0.02, sigma = 1.5, steps = 300; delta = 0.000001"
+    assert lines[1].startswith("epsilon in [") and "(proven; relative width" in lines[1]
+    assert "consistent" in out and lines[-1] == "verdict: certified"
+
+
+def test_json_out_and_check(capsys, tmp_path):
+    path = tmp_path / "cert.json"
+    code, out, err = run(capsys, *RUN, "--epsilon", "2", "--json", "--out", str(path))
+    cert = json.loads(out)
+    assert code == 0 and json.loads(path.read_text()) == cert and "delta" in cert
+    assert main(["check", str(path)]) == 0
+    assert "confirmed (1 certificate" in capsys.readouterr().out
+    assert check_run_certificate(cert) == []
+
+
+def test_phases_as_lists_and_as_a_file(capsys, tmp_path):
+    code, out, _ = run(capsys, "--q", "0.02,0.05", "--sigma", "1.5", "--steps", "200,100", "--delta", "1e-6", "--json")
+    listed = json.loads(out)
+    assert code == 0 and [p["steps"] for p in listed["inputs"]["phases"]] == [200, 100]
+    path = tmp_path / "phases.json"
+    path.write_text('[{"q": 0.02, "sigma": 1.5, "steps": 200}, {"q": "0.05", "sigma": "1.5", "steps": "100"}]')
+    code, out, _ = run(capsys, "--phases", str(path), "--delta", "1e-6", "--json")
+    assert code == 0 and json.loads(out)["epsilon"] == listed["epsilon"]
+
+
+def test_batch_size_and_epochs(capsys):
+    code, out, _ = run(capsys, "--batch-size", "256", "--dataset-size", "60000", "--sigma", "1.1", "--epochs", "1",
+                       "--step-convention", "ceil", "--delta", "1e-5")
+    assert code == 0 and "steps = 235 [q = 256/60000; ceil(1 epochs / q) = ceil(234.375) = 235]" in out
+
+
+def test_plot(capsys, tmp_path):
+    path = tmp_path / "curve.png"
+    code, _, err = run(capsys, *RUN, "--delta", "1e-6", "--plot", str(path))
+    assert code == 0 and path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and f"wrote {path}" in err
+
+
+def test_inconsistent_exits_1(capsys, monkeypatch):
+    from rdp_verify.curves import certificate
+    from rdp_verify.curves.crosscheck import Estimate
+    monkeypatch.setattr(certificate, "estimate_delta", lambda phases, eps: Estimate(Fraction(1, 2), Fraction(0), "x", {}))
+    code, out, _ = run(capsys, *RUN, "--delta", "1e-6")
+    assert code == 1 and "INCONSISTENT" in out and out.rstrip().endswith("verdict: inconsistent")
+
+
+@pytest.mark.parametrize("args, message", [
+    (RUN + ["--delta", "1"], "delta=1 must lie strictly between 0 and 1"),
+    (RUN + ["--delta", "0"], "delta=0 must lie strictly between 0 and 1"),
+    (RUN + ["--delta", "1e-50"], "below the supported minimum 1e-40"),
+    (RUN + ["--epsilon", "-1"], "epsilon=-1 must be non-negative"),
+    (RUN + ["--epsilon", "nan"], "not a number"),
+    (RUN + ["--delta", "1e-5", "--epsilon", "1"], "exactly one of --delta"),
+    (RUN, "exactly one of --delta"),
+    (["--q", "0.02", "--sigma", "1.5", "--steps", "2.5", "--delta", "1e-5"], "steps=2.5 must be a whole number"),
+    (["--q", "0.02", "--sigma", "1.5", "--steps", "0", "--delta", "1e-5"], "steps=0 must be a whole number"),
+    (["--q", "0.02", "--sigma", "1.5", "--steps", "2000000", "--delta", "1e-5"], "beyond the supported maximum"),
+    (["--q", "0.02,0.03,0.04", "--sigma", "1.5,2", "--steps", "10", "--delta", "1e-5"], "--sigma has 2 values"),
+    (["--sigma", "1.5", "--steps", "10", "--delta", "1e-5"], "missing --q"),
+    (RUN + ["--delta", "1e-5", "--tolerance", "2"], "tolerance=2"),
+    (RUN + ["--delta", "1e-5", "--plot", "curve.gif"], "must end in .png"),
+    ([], "give the run"),
+])
+def test_bad_input_one_line_exit_2_nothing_written(capsys, tmp_path, monkeypatch, args, message):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, *args, "--out", "cert.json")
+    assert code == 2 and out == "" and err.count("\n") == 1 and message in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_bad_phases_file(capsys, tmp_path):
+    path = tmp_path / "phases.json"
+    path.write_text('[{"q": "0.02", "sigma": "1.5", "stepz": 10}]')
+    code, _, err = run(capsys, "--phases", str(path), "--delta", "1e-5")
+    assert code == 2 and "unknown phase field 'stepz'" in err
+    code, _, err = run(capsys, "--phases", str(path), "--q", "0.1", "--delta", "1e-5")
+    assert code == 2 and "cannot be combined" in err

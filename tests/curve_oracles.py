@@ -1,0 +1,123 @@
+"""Independent references for privacy curves, written separately from rdp_verify.curves.
+
+* :func:`step_curve` -- one SGM step's hockey-stick curve H(x) = ∫ (p − x·q)_+ dz by mpmath quadrature of
+  the densities (no Gaussian CDF closed form), for the remove pair (μ, μ0) or the add pair (μ0, μ);
+* :func:`step_delta` -- max over the two directions at x = e^ε;
+* :func:`two_step_delta` -- two identical steps: E_{z ~ P}[H(e^{ε − L(z)})], nested quadrature;
+* :func:`gaussian_delta` -- the Gaussian mechanism's exact curve (Balle & Wang 2018, Theorem 8).
+"""
+
+from fractions import Fraction
+
+import mpmath as mp
+
+mp.mp.dps = 40
+
+
+def _mp(x):
+    if isinstance(x, mp.mpf):
+        return x
+    x = Fraction(x)
+    return mp.mpf(x.numerator) / x.denominator
+
+
+def _densities(q, sigma):
+    q, s = _mp(q), _mp(sigma)
+    mu0 = lambda z: mp.npdf(z, 0, s)  # noqa: E731
+    mu = lambda z: (1 - q) * mp.npdf(z, 0, s) + q * mp.npdf(z, 1, s)  # noqa: E731
+    return mu0, mu
+
+
+def step_curve(q, sigma, x, direction="remove"):
+    """∫ (p(z) − x·q(z))_+ dz for the direction's pair, by quadrature (x ≥ 0)."""
+    mu0, mu = _densities(q, sigma)
+    p, qq = (mu, mu0) if direction == "remove" else (mu0, mu)
+    f = lambda z: max(p(z) - x * qq(z), 0)  # noqa: E731
+    # the likelihood ratio is monotone: the positive part is a half-line; find its end by bisection
+    g = lambda z: p(z) - x * qq(z)  # noqa: E731
+    lo, hi = mp.mpf(-60) * _mp(sigma) - 5, mp.mpf(60) * _mp(sigma) + 5
+    if direction == "remove":
+        if g(hi) <= 0:
+            return mp.mpf(0)
+        if g(lo) > 0:
+            return mp.quad(g, [-mp.inf, 0, 1, mp.inf])
+        a, b = lo, hi  # g < 0 at a, > 0 at b
+    else:
+        if g(lo) <= 0:
+            return mp.mpf(0)
+        if g(hi) > 0:
+            return mp.quad(g, [-mp.inf, 0, 1, mp.inf])
+        a, b = hi, lo
+    for _ in range(200):
+        m = (a + b) / 2
+        if g(m) > 0:
+            b = m
+        else:
+            a = m
+    z = (a + b) / 2
+    s = _mp(sigma)
+    if direction == "remove":
+        return mp.quad(f, [z, z + s, z + 4 * s, z + 12 * s, mp.inf])
+    return mp.quad(f, [-mp.inf, z - 12 * s, z - 4 * s, z - s, z])
+
+
+def step_delta(q, sigma, epsilon):
+    x = mp.exp(_mp(epsilon))
+    return max(step_curve(q, sigma, x, "remove"), step_curve(q, sigma, x, "add"))
+
+
+def two_step_delta(q, sigma, epsilon):
+    """δ of two identical steps: E_{z~P}[H_dir(e^{ε − L(z)})] with H by the closed form of one step."""
+    qm, s = _mp(q), _mp(sigma)
+    mu0, mu = _densities(q, sigma)
+
+    def curve(x):  # the remove pair's curve in closed form (a different route from step_curve)
+        t = x - 1 + qm
+        if t <= 0:
+            return 1 - x
+        z = mp.mpf(1) / 2 + s ** 2 * mp.log(t / qm)
+        return qm * mp.ncdf(-(z - 1) / s) - t * mp.ncdf(-z / s)
+
+    log_w = lambda z: mp.log(mu(z) / mu0(z))  # noqa: E731
+    remove = mp.quad(lambda z: mu(z) * curve(mp.exp(_mp(epsilon) - log_w(z))), [-mp.inf, -6 * s, 0, 1, 6 * s + 1, mp.inf])
+
+    def add_curve(x):  # perspective: H_add(x) = 1 − x + x·H_remove(1/x)
+        return 1 - x + x * curve(1 / x)
+
+    add = mp.quad(lambda z: mu0(z) * add_curve(mp.exp(_mp(epsilon) + log_w(z))), [-mp.inf, -6 * s, 0, 1, 6 * s + 1, mp.inf])
+    return max(remove, add)
+
+
+def gaussian_delta(epsilon, mu):
+    """Balle & Wang 2018, Theorem 8: δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2)."""
+    eps, mu = _mp(epsilon), mp.mpf(mu)
+    return mp.ncdf(-eps / mu + mu / 2) - mp.exp(eps) * mp.ncdf(-eps / mu - mu / 2)
+
+
+def gaussian_epsilon(delta, mu):
+    """The root ε ≥ 0 of gaussian_delta(ε, μ) = δ (0 if δ(0) ≤ δ)."""
+    d = _mp(delta)
+    if gaussian_delta(0, mu) <= d:
+        return mp.mpf(0)
+    lo, hi = mp.mpf(0), mp.mpf(200)  # gaussian_delta is decreasing in ε: bisect
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if gaussian_delta(mid, mu) > d else (lo, mid)
+    return (lo + hi) / 2
+
+
+def contains(lower, upper, value, slack=0):
+    """lower − slack ≤ value ≤ upper + slack, comparing exact Fractions with an mpf."""
+    return _mp(lower) - slack <= value <= _mp(upper) + slack
+
+
+def step_curve_closed(q, sigma, x, direction="remove"):
+    """One step's curve from the Gaussian-CDF closed form (faster than :func:`step_curve`), any x ≥ 0."""
+    qm, s, x = _mp(q), _mp(sigma), mp.mpf(x)
+    if direction == "add":
+        return 1 - x + x * step_curve_closed(q, sigma, 1 / x) if x > 0 else mp.mpf(1)
+    t = x - 1 + qm
+    if t <= 0:
+        return 1 - x
+    z = mp.mpf(1) / 2 + s ** 2 * mp.log(t / qm)
+    return qm * mp.ncdf(-(z - 1) / s) - t * mp.ncdf(-z / s)

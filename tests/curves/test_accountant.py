@@ -1,0 +1,129 @@
+"""Proven brackets of a run's privacy curve against closed forms, quadrature, RDP and the issue's run.
+
+References: the Gaussian mechanism's exact curve (Balle & Wang 2018) for q = 1; the exact
+single-step curve by quadrature of the densities for T = 1; nested quadrature for T = 2
+(tests/curve_oracles.py); RDP accounting's proven ε (rdp_verify.accounting), which the tight
+curve can never exceed; published peer values for the run of issue 12.
+"""
+
+import math
+from fractions import Fraction
+
+import mpmath as mp
+import pytest
+from curve_oracles import contains, gaussian_delta, gaussian_epsilon, step_delta, two_step_delta
+
+from rdp_verify.accounting.optimal_order import optimal_epsilon
+from rdp_verify.curves.accountant import MAX_STEPS, bracket, compose_run, default_settings, delta_bracket
+from rdp_verify.foundations.inputs import InputError, Phase
+
+RUN = [Phase(Fraction(256, 60000), Fraction(11, 10), 14063)]
+
+
+@pytest.mark.parametrize("steps, sigma, epsilon", [(100, "10", "1"), (1, "2", "0.5"), (7, "1.5", "3"), (1000, "20", "0")])
+def test_gaussian_mechanism_contains_the_closed_form(steps, sigma, epsilon):
+    sigma, epsilon = Fraction(sigma), Fraction(epsilon)
+    b = bracket([Phase(Fraction(1), sigma, steps)], epsilon=epsilon)
+    exact = gaussian_delta(epsilon, mp.sqrt(steps) / mp.mpf(float(sigma)))
+    assert contains(b.lower, b.upper, exact) and b.relative_width() <= Fraction(1, 1000)
+
+
+def test_gaussian_mechanism_epsilon_contains_the_closed_form():
+    phases = [Phase(Fraction(1), Fraction(4), 50), Phase(Fraction(1), Fraction(2), 10)]  # μ² = 50/16 + 10/4
+    b = bracket(phases, delta=Fraction(1, 10**6))
+    assert contains(b.lower, b.upper, gaussian_epsilon(Fraction(1, 10**6), mp.sqrt(mp.mpf(50) / 16 + mp.mpf(10) / 4)))
+
+
+@pytest.mark.parametrize("q, sigma, epsilon", [("0.01", "1", "0.1"), ("0.5", "2/3", "1"), ("0.3", "5", "0"),
+                                               ("0.9", "0.5", "2.5")])
+def test_one_step_contains_the_exact_curve(q, sigma, epsilon):
+    q, sigma, epsilon = Fraction(q), Fraction(sigma), Fraction(epsilon)
+    b = bracket([Phase(q, sigma, 1)], epsilon=epsilon)
+    assert contains(b.lower, b.upper, step_delta(q, sigma, epsilon))
+
+
+def test_two_steps_contain_nested_quadrature():
+    q, sigma, epsilon = Fraction(1, 10), Fraction(2), Fraction(1, 2)
+    b = bracket([Phase(q, sigma, 2)], epsilon=epsilon)
+    assert contains(b.lower, b.upper, two_step_delta(q, sigma, epsilon))
+
+
+@pytest.mark.parametrize("q, sigma, steps, delta", [("256/60000", "1.1", 14063, "1e-5"), ("0.01", "4", 10000, "1e-5"),
+                                                    ("0.1", "2", 100, "1e-8")])
+def test_the_upper_end_never_exceeds_rdp(q, sigma, steps, delta):
+    phases = [Phase(Fraction(q), Fraction(sigma), steps)]
+    b = bracket(phases, delta=Fraction(delta))
+    for conversion in ("balle2020", "mironov2017"):
+        assert b.upper <= optimal_epsilon(phases, Fraction(delta), conversion).epsilon.upper
+
+
+def test_issue_run_meets_every_acceptance_figure():
+    b = bracket(RUN, delta=Fraction(1, 10**5))
+    assert b.relative_width() <= Fraction(1, 1000)
+    assert Fraction("2.3717") <= b.lower and b.upper <= Fraction("2.3917")  # prv_accountant: 2.3817 ± 0.01
+    assert b.lower <= Fraction("2.3818")  # dp_accounting's pessimistic PLD estimate
+    assert b.upper < Fraction("2.5966")  # RDP accounting (Balle et al. 2020 conversion)
+    assert b.by_direction["remove"][1] == b.upper  # the remove direction decides
+
+
+def test_tiny_delta_works_where_dp_accounting_returns_inf():
+    b = bracket(RUN, delta=Fraction(1, 10**20))
+    assert b.upper is not None and b.relative_width() <= Fraction(1, 1000)
+    assert Fraction(5) < b.lower < b.upper < Fraction(7)
+    pld = pytest.importorskip("dp_accounting.pld.pld_privacy_accountant")
+    from dp_accounting import dp_event
+
+    acc = pld.PLDAccountant(value_discretization_interval=1e-4)
+    acc.compose(dp_event.PoissonSampledDpEvent(256 / 60000, dp_event.GaussianDpEvent(1.1)), 14063)
+    assert acc.get_epsilon(1e-20) == math.inf
+
+
+def test_delta_bracket_is_consistent_with_the_epsilon_bracket():
+    b = bracket(RUN, delta=Fraction(1, 10**5))
+    low_side = delta_bracket(b.curves, b.lower)  # below ε(δ) the curve is above δ
+    high_side = delta_bracket(b.curves, b.upper)
+    assert low_side.upper > Fraction(1, 10**5) and high_side.upper <= Fraction(1, 10**5)
+
+
+def test_phases_compose_like_one_long_phase():
+    q, sigma = Fraction(1, 50), Fraction(3, 2)
+    s = default_settings([Phase(q, sigma, 300)], Fraction(1, 1000), Fraction(1, 10**6))
+    one = delta_bracket(compose_run([Phase(q, sigma, 300)], s), Fraction(2))
+    two = delta_bracket(compose_run([Phase(q, sigma, 100), Phase(q, sigma, 200)], s), Fraction(2))
+    assert one.lower <= two.upper and two.lower <= one.upper
+
+
+def test_different_phases_in_either_order():
+    a, b = Phase(Fraction(1, 50), Fraction(3, 2), 200), Phase(Fraction(1, 10), Fraction(4), 50)
+    ab, ba = bracket([a, b], delta=Fraction(1, 10**6)), bracket([b, a], delta=Fraction(1, 10**6))
+    assert ab.lower <= ba.upper and ba.lower <= ab.upper
+
+
+def test_a_dominated_direction_skips_its_lower_bound():
+    b = bracket(RUN, delta=Fraction(1, 10**5))
+    assert ("add", "lower") not in b.curves.plds and b.by_direction["add"][0] == 0
+    assert b.by_direction["add"][1] < b.lower  # its upper end is below the deciding lower end
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"delta": Fraction(0)}, "strictly between 0 and 1"),
+    ({"delta": Fraction(1)}, "strictly between 0 and 1"),
+    ({"delta": Fraction(1, 10**41)}, "below the supported minimum"),
+    ({"delta": 1e-5}, "exact rational"),
+    ({"epsilon": Fraction(-1)}, "non-negative"),
+    ({"epsilon": Fraction(1), "delta": Fraction(1, 100)}, "exactly one"),
+    ({}, "exactly one"),
+    ({"delta": Fraction(1, 100), "tolerance": Fraction(0)}, "tolerance"),
+])
+def test_bad_input_is_refused(kwargs, message):
+    with pytest.raises(InputError, match=message):
+        bracket([Phase(Fraction(1, 100), Fraction(1), 10)], **kwargs)
+
+
+def test_run_limits():
+    with pytest.raises(InputError, match="supported maximum"):
+        bracket([Phase(Fraction(1, 100), Fraction(1), MAX_STEPS + 1)], delta=Fraction(1, 10**5))
+    with pytest.raises(InputError, match="at least one phase"):
+        bracket([], delta=Fraction(1, 10**5))
+    with pytest.raises(InputError):
+        Phase(Fraction(1, 100), Fraction(1), 0)

@@ -1,0 +1,106 @@
+"""Integer composition with directed rounding against exact rational convolution."""
+
+import math
+from fractions import Fraction
+
+import pytest
+from flint import ctx
+
+from rdp_verify.curves.compose import PLD, Budget, compose, delta_at, epsilon_root, multiply, power, products_needed
+from rdp_verify.foundations.results import arb_to_bounded
+
+BITS, H = 40, Fraction(1, 10)
+NO_CUT = Budget(0, 1, 1)
+
+
+def exact_masses():
+    # a small PLD: P-masses at losses −2h..3h (sum 1), plus a little mass at +∞ for the upper version
+    return [Fraction(1, 10), Fraction(2, 10), Fraction(3, 10), Fraction(1, 10), Fraction(15, 100), Fraction(15, 100)]
+
+
+def fixed(masses, rounding, inf=Fraction(0)):
+    scale = 2**BITS
+    rnd = math.ceil if rounding == "up" else math.floor
+    return PLD.from_masses([rnd(m * scale) for m in masses], -2, rnd(inf * scale), BITS, H, rounding)
+
+
+def convolve(a, b):
+    out = [Fraction(0)] * (len(a) + len(b) - 1)
+    for i, x in enumerate(a):
+        for j, y in enumerate(b):
+            out[i + j] += x * y
+    return out
+
+
+def as_fractions(p: PLD):
+    return [Fraction(int(c), 2**BITS) for c in p.coeffs.coeffs()]
+
+
+def delta_exact(masses, offset, inf, epsilon):
+    return sum(m * max(1 - math.exp(float(epsilon - (offset + i) * H)), 0) for i, m in enumerate(masses)) + float(inf)
+
+
+@pytest.mark.parametrize("t", [2, 3, 5, 8])
+def test_power_brackets_the_exact_convolution(t):
+    exact = exact_masses()
+    for _ in range(t - 1):
+        exact = convolve(exact, exact_masses())
+    up, lo = power(fixed(exact_masses(), "up"), t, NO_CUT), power(fixed(exact_masses(), "down"), t, NO_CUT)
+    assert up.offset == lo.offset == -2 * t and up.steps == lo.steps == t
+    for u, l, e in zip(as_fractions(up), as_fractions(lo), exact):
+        assert l <= e <= u
+        assert u - l <= Fraction(4 * t, 2**BITS)  # a few units per product, no more
+    assert sum(as_fractions(lo)) <= 1 <= sum(as_fractions(up))
+
+
+def test_mass_at_infinity_is_added_and_cut_mass_moves_there():
+    up = fixed(exact_masses(), "up", inf=Fraction(1, 1000))
+    squared = multiply(up, up, Budget(total=2**BITS // 100, steps=2, products=1))
+    # the exact square has mass 1 − (1 − 1/1000)² at +∞; the bound a + b is above it
+    assert Fraction(squared.inf, 2**BITS) >= 2 * Fraction(1, 1000) - Fraction(1, 10**6)
+    # every cut mass moved to +∞: the total never shrinks
+    assert squared.total() >= up.total() * 2 - 2**BITS - 4
+    lo = fixed(exact_masses(), "down")
+    cut = multiply(lo, lo, Budget(total=2**BITS // 100, steps=2, products=1))
+    assert cut.inf == 0 and cut.total() <= lo.total()
+
+
+def test_cut_budget_scales_with_the_steps_a_product_stands_for():
+    budget = Budget(total=10**6, steps=1000, products=10)
+    assert budget.per_cut(1000) == 10**5 and budget.per_cut(10) == 10**3
+
+
+def test_products_needed_bounds_the_count():
+    assert products_needed([1]) >= 1 and products_needed([1000, 7]) >= 2 * (10 + 3)
+
+
+def test_delta_and_epsilon_read_off_bracket_the_exact_curve():
+    exact = convolve(exact_masses(), exact_masses())
+    up, lo = power(fixed(exact_masses(), "up"), 2, NO_CUT), power(fixed(exact_masses(), "down"), 2, NO_CUT)
+    with ctx.workprec(128):
+        for eps in (Fraction(-1, 3), Fraction(0), Fraction(1, 7), Fraction(2, 5)):
+            want = delta_exact(exact, -4, 0, eps)
+            d_up, d_lo = arb_to_bounded(delta_at(up, eps, 128)), arb_to_bounded(delta_at(lo, eps, 128))
+            assert float(d_lo.lower) <= want + 1e-12 and want - 1e-12 <= float(d_up.upper)
+        root = epsilon_root(up, Fraction(1, 10), 128)
+        value = float(root.mid())
+        assert abs(delta_exact(exact, -4, 0, Fraction(value)) - 0.1) < 1e-9
+        assert epsilon_root(up, Fraction(999, 1000), 128) < 0  # δ(0) < δ already: callers clip ε at 0
+        assert epsilon_root(lo, Fraction(1), 128) is None  # the total mass never exceeds δ
+        heavy = fixed(exact_masses(), "up", inf=Fraction(1, 2))
+        assert not epsilon_root(heavy, Fraction(1, 10), 128).is_finite()  # the +∞ mass alone exceeds δ
+
+
+def test_phases_compose_in_either_order():
+    a, b = fixed(exact_masses(), "up"), fixed(list(reversed(exact_masses())), "up")
+    ab = compose([(a, 2), (b, 3)], NO_CUT)
+    ba = compose([(b, 3), (a, 2)], NO_CUT)
+    assert ab.offset == ba.offset and ab.steps == ba.steps == 5
+    assert max(abs(x - y) for x, y in zip(as_fractions(ab), as_fractions(ba))) <= Fraction(8, 2**BITS)
+
+
+def test_mismatched_grids_are_refused():
+    with pytest.raises(ValueError):
+        multiply(fixed(exact_masses(), "up"), fixed(exact_masses(), "down"), NO_CUT)
+    with pytest.raises(ValueError):
+        PLD.from_masses([1], 0, 1, BITS, H, "down")  # a lower bound has no mass at +∞
