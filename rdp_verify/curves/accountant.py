@@ -6,7 +6,7 @@ The run is a sequence of phases (q_i, σ_i, T_i) of the Sampled Gaussian Mechani
     δ(ε) = max over the two directions of H_{e^ε}(P‖Q),   (P, Q) = (⊗μ_i^{T_i}, ⊗μ0^{T_i}) or swapped,
 
 the hockey-stick divergence of the composed dominating pairs (Zhu, Dong, Wang 2022, Theorem 10 and
-Section 5: the remove pair (μ, μ0) and the add pair (μ0, μ) are tight dominating pairs of one step,
+Theorem 11: the remove pair (μ, μ0) and the add pair (μ0, μ) are tight dominating pairs of one step,
 and dominance survives adaptive composition), and ε(δ) = inf{ε ≥ 0 : δ(ε) ≤ δ}.
 
 **The bracket.** Each step is replaced by two discrete pairs on a loss grid h·ℤ

@@ -2,11 +2,11 @@
 
 A privacy-loss distribution (PLD) on the grid h·ℤ is the list of P-masses m_i at losses (o + i)·h,
 plus a mass m_∞ at loss +∞. For product pairs the PLD is the convolution of the factors' PLDs (the
-losses add; Sommer, Meiser, Mohammadi 2019; Koskela, Jälkö, Honkela 2020), and the privacy curve is
+losses add; Sommer, Meiser, Mohammadi 2019, PoPETs; Koskela, Jälkö, Honkela 2020, AISTATS), and the privacy curve is
 
     δ(ε) = Σ_i m_i·(1 − e^{ε − (o+i)h})_+ + m_∞                                      (1)
 
-(Meiser & Mohammadi 2018; it is E_P[(1 − e^{ε − L})_+], the hockey-stick divergence). (1) has
+(it is E_P[(1 − e^{ε − L})_+], the hockey-stick divergence, with L = +∞ where Q = 0). (1) has
 non-negative coefficients, so it is increasing in every mass, and the composed masses are
 polynomials with non-negative coefficients in the factors' masses. Hence:
 

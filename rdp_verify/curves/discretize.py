@@ -5,12 +5,12 @@ x ≥ 0: convex, non-increasing, H(0) = 1, H'(0+) ≥ −1. Conversely every suc
 a pair, and a convex piecewise-linear one with kinks at x_k = e^{kh} is the curve of a pair whose
 atoms have privacy loss kh (P-mass at the kink x_k is x_k times the jump of the slope; a kink at 0 is
 Q-mass at loss −∞, the limit H(∞) is P-mass at +∞). (P, Q) *dominates* (P', Q') when H ≥ H' on
-[0, ∞); by Blackwell's theorem for binary experiments (Blackwell 1953; Dong, Roth, Su 2022, Thm 2.10)
+[0, ∞); by Blackwell's theorem for binary experiments (Blackwell 1953, Ann. Math. Statist. 24; see also Dong, Roth, Su 2022)
 (P', Q') is then a post-processing of (P, Q), and dominance survives composition: if each factor
-dominates, the products do (Zhu, Dong, Wang 2022, Thm 10). So the privacy curve of the composed true
+dominates, the products do (Zhu, Dong, Wang 2022, Theorem 10). So the privacy curve of the composed true
 pairs lies between those of the composed discrete pairs.
 
-**Upper pair: connect the dots** (Doroshenko, Ghazi, Kamath, Kumar, Manurangsi 2022, Section 3). The
+**Upper pair: connect the dots** (Doroshenko, Ghazi, Kamath, Kumar, Manurangsi 2022, PoPETs). The
 piecewise-linear interpolation H̄ of H at the grid x_{k_lo} < … < x_{k_hi}, continued by the chord from
 (0, 1) on the left and by the constant H(x_{k_hi}) on the right, is convex (chords of a convex function)
 and ≥ H. Its pair has P-mass p̄_k = x_k·(s_{k+1} − s_k) at loss kh (s the chord slopes), P-mass

@@ -1,7 +1,7 @@
 """The exact hockey-stick curve of one SGM step, from Gaussian CDFs in Arb ball arithmetic.
 
 One step of SG(q, σ) with add/remove-one neighbours has two dominating pairs (Mironov, Talwar,
-Zhang 2019, Theorem 4; Zhu, Dong, Wang 2022, Section 5): **remove** (P, Q) = (μ, μ0) and **add**
+Zhang 2019, Theorem 4; Zhu, Dong, Wang 2022, Theorem 11): **remove** (P, Q) = (μ, μ0) and **add**
 (P, Q) = (μ0, μ), with μ0 = N(0, σ²), μ1 = N(1, σ²), μ = (1 − q)μ0 + qμ1. For the remove pair the
 likelihood ratio is Λ = dP/dQ = w(z) = 1 − q + q·e^{(2z − 1)/(2σ²)}, increasing in z. Its curve,
 for x = e^ε ≥ 0,
