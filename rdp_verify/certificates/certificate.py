@@ -44,6 +44,7 @@ __all__ = [
     "load",
     "check_certificate",
     "CertificateError",
+    "integrity_errors",
 ]
 
 
@@ -172,13 +173,21 @@ def _compare(claim: dict[str, Any], fresh: dict[str, Any]) -> Iterable[str]:
         yield "cross_check.consistent"
 
 
-def check_certificate(cert: Any) -> list[str]:
-    """Every problem found, as ``field: reason`` lines; empty means confirmed."""
-    errors = schema_errors(cert)
+def integrity_errors(cert: Any, schema: str = SCHEMA) -> list[str]:
+    """The first schema violation, or a content hash that does not match; empty if the file is intact."""
+    errors = schema_errors(cert, schema)
     if errors:
         return [f"schema: {errors[0]}"]
     if cert["content_hash"] != content_hash(cert):
         return ["content_hash: does not match the certificate's content (the file was modified)"]
+    return []
+
+
+def check_certificate(cert: Any) -> list[str]:
+    """Every problem found, as ``field: reason`` lines; empty means confirmed."""
+    broken = integrity_errors(cert)
+    if broken:
+        return broken
     inp = cert["inputs"]
     try:
         sgm = SGM(parse_q(inp["q"]), parse_sigma(inp["sigma"]), parse_alpha(inp["alpha"]))

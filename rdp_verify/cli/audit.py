@@ -13,7 +13,7 @@ from ..audit.report import audit_claim, report_table, summary
 from ..foundations.inputs import InputError, parse_dps
 from ..foundations.parallel import progress_map
 from ..foundations.results import MethodUnavailable
-from .common import UsageError, emit, jobs
+from .common import UsageError, add_run_arguments, emit, jobs
 
 __all__ = ["register"]
 
@@ -95,15 +95,7 @@ def register(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     run = p.add_argument_group("the run (or --claims FILE)")
-    run.add_argument("--q", help="sampling rate in (0, 1], e.g. 0.01 or 256/60000")
-    run.add_argument("--batch-size", dest="batch_size", help="expected batch size; q = batch size / dataset size")
-    run.add_argument("--dataset-size", dest="dataset_size", help="number of training records N")
-    run.add_argument("--sigma", help="noise multiplier (noise std / clipping norm)")
-    run.add_argument("--steps", help="number of SGM steps T (whole number >= 1)")
-    run.add_argument("--epochs", help="epochs instead of --steps: steps = epochs / q, rounded by --step-convention")
-    run.add_argument("--step-convention", dest="step_convention", choices=STEP_CONVENTIONS,
-                     help="with --epochs: exact (default; epochs/q must be whole), ceil (TF Privacy's "
-                          "compute_dp_sgd_privacy) or floor (TF Privacy's MNIST tutorials)")
+    add_run_arguments(run, "number of SGM steps T (whole number >= 1)", STEP_CONVENTIONS)
     claim = p.add_argument_group("the claim")
     claim.add_argument("--delta", help="reported delta, 0 < delta < 1")
     claim.add_argument("--epsilon", help="reported epsilon >= 0, as printed (its digits are what is reproduced)")

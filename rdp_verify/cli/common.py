@@ -10,7 +10,7 @@ from ..certificates.certificate import dumps
 from ..foundations.atomic import write_atomic
 from ..foundations.inputs import InputError
 
-__all__ = ["UsageError", "Parser", "emit", "split_list", "jobs"]
+__all__ = ["UsageError", "Parser", "emit", "split_list", "jobs", "add_run_arguments"]
 
 
 class UsageError(Exception):
@@ -39,6 +39,19 @@ def split_list(text: str, name: str) -> list[str]:
     if any(not p for p in parts):
         raise InputError(f"{name} list {text!r} has an empty entry")
     return parts
+
+
+def add_run_arguments(group: Any, steps_help: str, conventions: tuple[str, ...]) -> None:
+    """The flags that describe a DP-SGD run (one phase), shared by ``audit`` and ``dp``."""
+    group.add_argument("--q", help="sampling rate in (0, 1], e.g. 0.01 or 256/60000")
+    group.add_argument("--batch-size", dest="batch_size", help="expected batch size; q = batch size / dataset size")
+    group.add_argument("--dataset-size", dest="dataset_size", help="number of training records N")
+    group.add_argument("--sigma", help="noise multiplier (noise std / clipping norm)")
+    group.add_argument("--steps", help=steps_help)
+    group.add_argument("--epochs", help="epochs instead of --steps: steps = epochs / q, rounded by --step-convention")
+    group.add_argument("--step-convention", dest="step_convention", choices=conventions,
+                       help="with --epochs: exact (default; epochs/q must be whole), ceil (TF Privacy's "
+                            "compute_dp_sgd_privacy) or floor (TF Privacy's MNIST tutorials)")
 
 
 def jobs(value: int) -> int:

@@ -12,7 +12,7 @@ from ..curves.accountant import DEFAULT_TOLERANCE, DELTA_MIN, MAX_STEPS, bracket
 from ..curves.certificate import certificate_of
 from ..foundations.figures import check_plot_path
 from ..foundations.inputs import InputError, Phase, fraction_text, parse_rational
-from .common import UsageError, emit
+from .common import UsageError, add_run_arguments, emit
 
 __all__ = ["register"]
 
@@ -152,14 +152,7 @@ def register(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     run = p.add_argument_group("the run (comma lists make phases; a single value is used in every phase)")
-    run.add_argument("--q", help="sampling rate in (0, 1], e.g. 0.01 or 256/60000")
-    run.add_argument("--batch-size", dest="batch_size", help="expected batch size; q = batch size / dataset size")
-    run.add_argument("--dataset-size", dest="dataset_size", help="number of training records N")
-    run.add_argument("--sigma", help="noise multiplier (noise std / clipping norm)")
-    run.add_argument("--steps", help=f"number of SGM steps (whole number >= 1; at most {MAX_STEPS} in all)")
-    run.add_argument("--epochs", help="epochs instead of --steps: steps = epochs / q, rounded by --step-convention")
-    run.add_argument("--step-convention", dest="step_convention", choices=STEP_CONVENTIONS,
-                     help="with --epochs: exact (default), ceil or floor")
+    add_run_arguments(run, f"number of SGM steps (whole number >= 1; at most {MAX_STEPS} in all)", STEP_CONVENTIONS)
     run.add_argument("--phases", metavar="FILE", help="the run as a JSON list of phases instead of the flags above")
     target = p.add_argument_group("what to bracket (exactly one)")
     target.add_argument("--delta", help="delta in (0, 1): print the proven epsilon bracket")

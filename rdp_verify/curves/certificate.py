@@ -15,7 +15,7 @@ from fractions import Fraction
 from typing import Any, Sequence
 
 from .. import __version__
-from ..certificates.certificate import content_hash, schema_errors, seal
+from ..certificates.certificate import integrity_errors, seal
 from ..foundations.decimals import decimal_text
 from ..foundations.inputs import InputError, Phase, fraction_text, parse_q, parse_rational, parse_sigma
 from .accountant import DEFAULT_TOLERANCE, Bracket, Settings, bracket, delta_bracket
@@ -143,11 +143,9 @@ def _fraction(text: str | None) -> Fraction | None:
 
 def check_run_certificate(cert: Any) -> list[str]:
     """Every problem found, as ``field: reason`` lines; empty means confirmed (recomputed and contained)."""
-    errors = schema_errors(cert, SCHEMA)
-    if errors:
-        return [f"schema: {errors[0]}"]
-    if cert["content_hash"] != content_hash(cert):
-        return ["content_hash: does not match the certificate's content (the file was modified)"]
+    broken = integrity_errors(cert, SCHEMA)
+    if broken:
+        return broken
     inp = cert["inputs"]
     try:
         phases = [Phase(parse_q(p["q"]), parse_sigma(p["sigma"]), p["steps"]) for p in inp["phases"]]

@@ -110,25 +110,22 @@ def _suffix(c: fmpz_poly, n: int) -> int:
     return int(c.right_shift(n)(1)) if n < c.length() else 0
 
 
+def _last_true(a: int, b: int, holds) -> int:
+    """The largest i in [a, b) with holds(i), for holds true at a and monotone (true, then false)."""
+    while b - a > 1:
+        mid = (a + b) // 2
+        a, b = (mid, b) if holds(mid) else (a, mid)
+    return a
+
+
 def _window(c: fmpz_poly, budget: int) -> tuple[int, int, int]:
     """(lo, hi, cut): keep coefficients lo..hi−1; cut = exact mass outside (≤ 2·budget)."""
     n = c.length()
-    lo_a, lo_b = 0, n  # largest lo with prefix(lo) ≤ budget
-    while lo_b - lo_a > 1:
-        mid = (lo_a + lo_b) // 2
-        if _prefix(c, mid) <= budget:
-            lo_a = mid
-        else:
-            lo_b = mid
-    lo = lo_a
-    hi_a, hi_b = lo, n  # smallest hi ≥ lo with suffix(hi) ≤ budget
-    while hi_b - hi_a > 1:
-        mid = (hi_a + hi_b) // 2
-        if _suffix(c, mid) <= budget:
-            hi_b = mid
-        else:
-            hi_a = mid
-    hi = hi_b if _suffix(c, hi_a) > budget else hi_a
+    lo = _last_true(0, n, lambda i: _prefix(c, i) <= budget)  # cut at most ``budget`` below
+    if _suffix(c, lo) <= budget:
+        hi = lo
+    else:  # the smallest hi with suffix(hi) ≤ budget: one past the last hi where it exceeds
+        hi = _last_true(lo, n, lambda i: _suffix(c, i) > budget) + 1
     hi = max(hi, lo + 1)
     return lo, hi, _prefix(c, lo) + _suffix(c, hi)
 

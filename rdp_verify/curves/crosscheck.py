@@ -34,7 +34,7 @@ bracket, the certificate is refused.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Sequence
 
@@ -42,7 +42,7 @@ import mpmath
 import numpy as np
 
 from ..foundations.inputs import Phase
-from ..foundations.results import mpf_to_fraction, to_mpf
+from ..foundations.results import Bounded, mpf_to_fraction, to_mpf
 
 __all__ = ["Estimate", "estimate_delta"]
 
@@ -50,21 +50,11 @@ DPS = 30
 
 
 @dataclass(frozen=True)
-class Estimate:
-    """δ(ε) ≈ value ± error (an estimate), by ``method``."""
+class Estimate(Bounded):
+    """δ(ε) ≈ value ± error (an *estimate*, not a proof), by ``method``."""
 
-    value: Fraction
-    error: Fraction
-    method: str
-    details: dict[str, Any]
-
-    @property
-    def lower(self) -> Fraction:
-        return self.value - self.error
-
-    @property
-    def upper(self) -> Fraction:
-        return self.value + self.error
+    method: str = ""
+    details: dict[str, Any] = field(default_factory=dict)
 
 
 def _to_fraction(x: Any) -> Fraction:
