@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-__all__ = ["ORDER_LISTS", "ORDER_LIST_SOURCES"]
+from ..foundations.inputs import InputError, parse_alphas
+
+__all__ = ["ORDER_LISTS", "ORDER_LIST_SOURCES", "parse_orders"]
 
 
 def _tenths() -> list[Fraction]:
@@ -51,3 +53,13 @@ ORDER_LIST_SOURCES: dict[str, str] = {
         "(GaussianMomentsAccountant, moment_orders=32), i.e. Rényi orders alpha = lambda + 1 = 2..33; "
         "delta = min_lambda exp(alpha(lambda) - lambda*eps) is the mironov2017 conversion",
 }
+
+
+def parse_orders(text: str) -> tuple[tuple[Fraction, ...], str | None]:
+    """Orders from text: a name of :data:`ORDER_LISTS` (returned with the name) or a comma list of numbers."""
+    text = text.strip()
+    if text in ORDER_LISTS:
+        return ORDER_LISTS[text], text
+    if text[:1].isalpha():
+        raise InputError(f"orders={text!r} is not a known list ({', '.join(ORDER_LISTS)}) nor numbers")
+    return tuple(parse_alphas(text)), None

@@ -26,13 +26,12 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Mapping
 
-from ..accounting.order_lists import ORDER_LISTS
+from ..accounting.order_lists import parse_orders
 from ..accounting.rdp import CONVERSIONS
 from ..foundations.inputs import (
     InputError,
     Phase,
     fraction_text,
-    parse_alphas,
     parse_q,
     parse_rational,
     parse_sigma,
@@ -165,13 +164,7 @@ def _orders(value: Any) -> tuple[tuple[Fraction, ...] | None, str | None]:
             raise InputError("orders must be a list of numbers")
         value = ",".join(value)
     text = _text({"orders": value}, "orders")
-    if text is None:
-        return None, None
-    if text in ORDER_LISTS:
-        return ORDER_LISTS[text], text
-    if text[0].isalpha():
-        raise InputError(f"orders={text!r} is not a known list ({', '.join(ORDER_LISTS)}) nor numbers")
-    return tuple(parse_alphas(text)), None
+    return (None, None) if text is None else parse_orders(text)
 
 
 def parse_run(fields: Mapping[str, Any]) -> list[tuple[Phase, str]]:

@@ -13,7 +13,7 @@ from ..audit.report import audit_claim, report_table, summary
 from ..foundations.inputs import InputError, parse_dps
 from ..foundations.parallel import progress_map
 from ..foundations.results import MethodUnavailable
-from .common import UsageError, add_run_arguments, emit, jobs
+from .common import UsageError, add_parallel_arguments, add_run_arguments, emit, workers
 
 __all__ = ["register"]
 
@@ -46,9 +46,9 @@ def cmd_audit(ns: argparse.Namespace) -> int:
             for f in _SINGLE:
                 message = message.replace(f"'{f}'", _flag(f))
             raise InputError(message) from None
-    jobs(ns.jobs)
+    pool = workers(ns)
     try:
-        reports = progress_map(_audit_one, [(c, dps) for c in claims], ns.jobs, "auditing")
+        reports = progress_map(_audit_one, [(c, dps) for c in claims], pool, "auditing")
     except MethodUnavailable as exc:  # the engine could not enclose some ε_α: no verdict at all
         print(f"rdp-verify: audit failed: {exc}", file=sys.stderr)
         return 1
@@ -108,5 +108,5 @@ def register(subparsers: Any) -> None:
     p.add_argument("--json", action="store_true", help="print the full JSON report (a list with --claims)")
     p.add_argument("--out", metavar="FILE", help="also write the JSON report to FILE (atomically)")
     p.add_argument("--dps", default=str(DPS), help=f"digits of each RDP enclosure and certificate (default {DPS})")
-    p.add_argument("--jobs", type=int, default=1, help="worker processes for a claims file (default 1)")
+    add_parallel_arguments(p, "the claims of a file")
     p.set_defaults(func=cmd_audit)

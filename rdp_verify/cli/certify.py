@@ -7,13 +7,15 @@ import itertools
 import sys
 from typing import Any
 
+from ..calibration.certificate import FORMAT as CALIBRATION_FORMAT
+from ..calibration.certificate import check_calibration
 from ..certificates.certificate import CertificateError, check_certificate, load, seal
 from ..certificates.certify import certify
 from ..curves.certificate import FORMAT as RUN_FORMAT
 from ..curves.certificate import check_run_certificate
 from ..foundations.inputs import SGM, parse_alphas, parse_dps, parse_q, parse_sigma
 from ..foundations.parallel import progress_map
-from .common import UsageError, emit, jobs, split_list
+from .common import UsageError, add_parallel_arguments, emit, split_list, workers
 
 __all__ = ["register"]
 
@@ -33,9 +35,9 @@ def cmd_certify(ns: argparse.Namespace) -> int:
         parse_sigma(s)
     alphas = split_list(ns.alpha, "alpha")
     parse_alphas(ns.alpha)  # validates every order and refuses repeats
-    jobs(ns.jobs)
+    pool = workers(ns)
     points = [(q, s, a, dps) for q, s, a in itertools.product(qs, sigmas, alphas)]
-    certs = progress_map(_certify_point, points, ns.jobs, "certifying")
+    certs = progress_map(_certify_point, points, pool, "certifying")
     emit(certs[0] if len(certs) == 1 else certs, ns.out)
     bad = [c for c in certs if c["verdict"] != "certified"]
     if ns.out is not None:
@@ -46,8 +48,11 @@ def cmd_certify(ns: argparse.Namespace) -> int:
 
 def _check_any(cert: Any) -> list[str]:
     """Check a certificate of any kind rdp_verify writes, by its ``format`` field."""
-    if isinstance(cert, dict) and cert.get("format") == RUN_FORMAT:
+    kind = cert.get("format") if isinstance(cert, dict) else None
+    if kind == RUN_FORMAT:
         return check_run_certificate(cert)
+    if kind == CALIBRATION_FORMAT:
+        return check_calibration(cert)
     return check_certificate(cert)
 
 
@@ -60,7 +65,7 @@ def cmd_check(ns: argparse.Namespace) -> int:
     if not certs:
         raise UsageError(f"{ns.file} holds an empty list")
     failures = []
-    for i, cert in enumerate(progress_map(_check_any, certs, ns.jobs, "checking")):
+    for i, cert in enumerate(progress_map(_check_any, certs, workers(ns), "checking")):
         label = f"[{i}] " if isinstance(data, list) else ""
         failures += [f"{label}{problem}" for problem in cert]
     if failures:
@@ -90,7 +95,7 @@ def register(sub: Any) -> None:
     p.add_argument("--alpha", required=True, help="Rényi order(s) > 1, e.g. 32 or 1.5,2,32")
     p.add_argument("--dps", default="30", help="decimal digits of precision (default 30)")
     p.add_argument("--out", metavar="FILE", help="write the JSON to FILE (atomically) instead of stdout")
-    p.add_argument("--jobs", type=int, default=1, help="worker processes for many points (default 1)")
+    add_parallel_arguments(p, "a grid's points")
     p.set_defaults(func=cmd_certify)
 
     p = sub.add_parser(
@@ -104,6 +109,6 @@ def register(sub: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("file", metavar="FILE")
-    p.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
+    add_parallel_arguments(p, "the certificates of a list")
     p.set_defaults(func=cmd_check)
 

@@ -5,29 +5,33 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
+from ..curves.accountant import DELTA_MIN, check_run
+from ..foundations.decimals import decimal_text
 from ..foundations.figures import check_plot_path
-from ..foundations.inputs import InputError, parse_alphas, parse_q, parse_sigma
+from ..foundations.inputs import InputError, Phase, fraction_text, parse_alphas, parse_q, parse_rational, parse_sigma
+from ..reference import dp_compare, golden_dp
 from ..reference.compare import DEFAULT_GRID, Grid, compare, plot, summary
+from ..reference.dp_peers import DP_PEERS, load_dp
 from ..reference.peers import PEERS, PeerUnavailable, load
-from .common import UsageError, emit, jobs, split_list
+from .common import UsageError, add_parallel_arguments, emit, split_list, workers
 
 __all__ = ["register"]
 
-def _names(text: str) -> list[str]:
-    names = list(PEERS) if text.strip() == "all" else [n.strip() for n in text.split(",")]
+def _names(text: str, known: Sequence[str]) -> list[str]:
+    names = list(known) if text.strip() == "all" else [n.strip() for n in text.split(",")]
     for n in names:
-        if n not in PEERS:
-            raise InputError(f"--against {n!r}: unknown peer (choose from {', '.join(PEERS)}, or all)")
+        if n not in known:
+            raise InputError(f"--against {n!r}: unknown peer (choose from {', '.join(known)}, or all)")
     return list(dict.fromkeys(names))
 
 
-def _available(names: Sequence[str]) -> list[str]:
+def _available(names: Sequence[str], loader: Callable[[str], Any]) -> list[str]:
     ok = []
     for name in names:
         try:
-            load(name)
+            loader(name)
             ok.append(name)
         except PeerUnavailable as exc:
             print(f"rdp-verify: skipping {name}: {exc}", file=sys.stderr)
@@ -42,29 +46,75 @@ def _check_output(option: str, text: str) -> None:
         raise InputError(f"{option} {text}: directory {Path(text).parent} does not exist")
 
 
+def _dp_targets(ns: argparse.Namespace, pool: Any) -> tuple[list[Any], str]:
+    """The default grid (the golden (epsilon, delta) rows) or the product of the given lists."""
+    if ns.alpha:
+        raise UsageError("--alpha is for RDP peers: with --dp give --steps and --delta")
+    given = [ns.q, ns.sigma, ns.steps, ns.delta]
+    if not any(given):
+        return dp_compare.default_targets(), (f"{len(golden_dp.RUNS)} runs x delta {', '.join(golden_dp.DELTAS)} "
+                                              "(the golden (epsilon, delta) rows; docs/library-authors.md)")
+    if not all(given):
+        raise UsageError("with --dp give all of --q, --sigma, --steps and --delta, or none (the default grid)")
+    qs = [parse_q(x) for x in split_list(ns.q, "q")]
+    sigmas = [parse_sigma(x) for x in split_list(ns.sigma, "sigma")]
+    steps = [int(Phase(qs[0], sigmas[0], _steps(x)).steps) for x in split_list(ns.steps, "steps")]
+    deltas = [parse_rational(x, "delta") for x in split_list(ns.delta, "delta")]
+    for d in deltas:
+        if not DELTA_MIN <= d < 1:
+            raise InputError(f"delta={fraction_text(d)} must lie in [1e-40, 1)")
+    check_run([Phase(qs[0], sigmas[0], max(steps))])
+    grid = (f"q {', '.join(map(fraction_text, qs))} x sigma {', '.join(map(fraction_text, sigmas))} x steps "
+            f"{', '.join(map(str, steps))} x delta {', '.join(decimal_text(d, 3) for d in deltas)}")
+    return dp_compare.grid_targets(qs, sigmas, steps, deltas, pool), grid
+
+
+def _steps(text: str) -> int:
+    if not text.isdigit():
+        raise InputError(f"steps={text!r} must be a whole number of at least 1")
+    return int(text)
+
+
+def _report(ns: argparse.Namespace, names: list[str], loader: Callable[[str], Any],
+            compute: Callable[[list[str], Any], tuple[list[Any], Any]], summarise: Callable[[list[Any], Any], str],
+            draw: Callable[[list[Any], str], None], failing: tuple[str, ...]) -> int:
+    """Check the outputs, keep the installed peers, compute the points, then table, JSON and plot."""
+    pool = workers(ns)
+    for option, value in (("--json", ns.json), ("--plot", ns.plot)):
+        if value is not None:
+            _check_output(option, value)
+    names = _available(names, loader)
+    if not names:
+        raise UsageError("no requested peer is installed (see the messages above)")
+    points, grid = compute(names, pool)
+    table = summarise(points, grid)
+    if ns.json is not None:
+        emit([p.to_json() for p in points], None if ns.json == "-" else ns.json)
+    print(table, end="", file=sys.stderr if ns.json == "-" else sys.stdout)
+    if ns.plot:
+        draw(points, ns.plot)
+    return 1 if any(p.classification in failing for p in points) else 0
+
+
 def cmd_compare(ns: argparse.Namespace) -> int:
-    names = _names(ns.against)
+    if ns.dp:
+        def compute_dp(names: list[str], pool: Any) -> tuple[list[Any], str]:
+            targets, grid = _dp_targets(ns, pool)
+            return dp_compare.compare_dp(names, targets, pool), grid
+
+        return _report(ns, _names(ns.against, list(DP_PEERS)), load_dp, compute_dp, dp_compare.summary,
+                       dp_compare.plot, ("unsafe", "failed"))
+    if ns.steps or ns.delta:
+        raise UsageError("--steps and --delta need --dp (the (epsilon, delta) comparison)")
+    names = _names(ns.against, list(PEERS))
     default = DEFAULT_GRID
     grid = Grid(
         tuple(map(parse_q, split_list(ns.q, "q"))) if ns.q else default.q,
         tuple(map(parse_sigma, split_list(ns.sigma, "sigma"))) if ns.sigma else default.sigma,
         tuple(parse_alphas(ns.alpha)) if ns.alpha else default.alpha,
     )
-    jobs(ns.jobs)
-    for option, value in (("--json", ns.json), ("--plot", ns.plot)):
-        if value is not None:
-            _check_output(option, value)
-    names = _available(names)
-    if not names:
-        raise UsageError("no requested peer is installed (see the messages above)")
-    points = compare(names, grid, ns.jobs)
-    table = summary(points, grid)
-    if ns.json is not None:
-        emit([p.to_json() for p in points], None if ns.json == "-" else ns.json)
-    print(table, end="", file=sys.stderr if ns.json == "-" else sys.stdout)
-    if ns.plot:
-        plot(points, ns.plot)
-    return 1 if any(p.classification in ("unsafe", "non-finite") for p in points) else 0
+    return _report(ns, names, load, lambda names, pool: (compare(names, grid, pool), grid), summary, plot,
+                   ("unsafe", "non-finite"))
 
 
 def register(subparsers: Any) -> None:
@@ -82,18 +132,31 @@ def register(subparsers: Any) -> None:
             "\n"
             "tau = 1e-9*|epsilon| + 1e-13*(alpha + 1)/(alpha - 1) allows for double rounding (1e-13 per\n"
             "term in log A_alpha). Peers see q, sigma, alpha rounded to doubles. Axes not given use\n"
-            "the default grid (docs/library-authors.md)."
+            "the default grid (docs/library-authors.md).\n"
+            "\n"
+            "With --dp: (epsilon, delta) accountants (dp_accounting PLD and RDP, prv_accountant, Opacus\n"
+            "RDP and PRV, autodp) on whole runs (q, sigma, steps) at delta, against proven epsilon(delta)\n"
+            "brackets [lo, hi]: exact (lo <= x <= hi + the peer's stated error), conservative (above),\n"
+            "unsafe (x < lo: the claim (x, delta)-DP is false) and failed (inf, NaN or raised). Default\n"
+            "grid: the golden (epsilon, delta) rows (certificates/golden-dp-v1.csv)."
         ),
         epilog=("Exit codes: 0 every point exact or conservative, 1 some point unsafe or non-finite, 2 bad input.\n"
-                "Example: rdp-verify compare --against dp_accounting,opacus --jobs 2 --plot compare.png"),
+                "Example: rdp-verify compare --against dp_accounting,opacus --jobs 2 --plot compare.png\n"
+                "Example: rdp-verify compare --dp --against all --plot compare-dp.png"),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--against", required=True, metavar="NAME[,NAME...]",
-                   help=f"peers: {', '.join(PEERS)}, or all; a missing one is skipped with a message")
+                   help=f"peers: {', '.join(PEERS)}, or all; with --dp: {', '.join(DP_PEERS)}, or all; "
+                        "a missing one is skipped with a message")
+    p.add_argument("--dp", action="store_true",
+                   help="compare (epsilon, delta) accountants on whole runs against proven epsilon(delta) brackets "
+                        "(classes exact, conservative, unsafe, failed)")
+    p.add_argument("--steps", help="with --dp: numbers of steps, comma list (default grid: see above)")
+    p.add_argument("--delta", help="with --dp: deltas, comma list")
     p.add_argument("--q", help="sampling rates, comma list (default: 1e-4,1e-3,0.01,0.1,0.5)")
     p.add_argument("--sigma", help="noise multipliers, comma list (default: 0.5,1,2.5,5,10,25,50,100)")
     p.add_argument("--alpha", help="orders, comma list (default: 1.01,1.1,...,1.5, 2 to 100 step 0.5, 128 to 2048)")
     p.add_argument("--json", metavar="FILE", help="write the points as a JSON list to FILE ('-' for stdout)")
     p.add_argument("--plot", metavar="FILE", help="plot the relative error over the grid to FILE (.png, .svg or .pdf)")
-    p.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
+    add_parallel_arguments(p, "the grid's points")
     p.set_defaults(func=cmd_compare)

@@ -7,27 +7,31 @@ import sys
 from fractions import Fraction
 from typing import Any
 
-from ..audit.claims import STEP_CONVENTIONS, load_phases, parse_run
+from ..audit.claims import STEP_CONVENTIONS, load_phases
 from ..curves.accountant import DEFAULT_TOLERANCE, DELTA_MIN, MAX_STEPS, bracket, check_run
 from ..curves.certificate import certificate_of
 from ..foundations.figures import check_plot_path
 from ..foundations.inputs import InputError, Phase, fraction_text, parse_rational
-from .common import UsageError, add_run_arguments, emit
+from ..foundations.parallel import progress_map
+from .common import (
+    PHASE_FLAGS,
+    UsageError,
+    add_parallel_arguments,
+    add_run_arguments,
+    check_out,
+    emit,
+    flag,
+    run_from_flags,
+    workers,
+)
 
 __all__ = ["register"]
 
-_PHASE_FLAGS = ("q", "batch_size", "dataset_size", "sigma", "steps", "epochs", "step_convention")
-
-
-def _flag(field: str) -> str:
-    return "--" + field.replace("_", "-")
-
-
 def _phases(ns: argparse.Namespace) -> list[tuple[Phase, str]]:
-    given = {f: getattr(ns, f) for f in _PHASE_FLAGS if getattr(ns, f) is not None}
+    given = {f: getattr(ns, f) for f in PHASE_FLAGS if getattr(ns, f) is not None}
     if ns.phases is not None:
         if given:
-            raise UsageError(f"--phases cannot be combined with {_flag(next(iter(given)))}")
+            raise UsageError(f"--phases cannot be combined with {flag(next(iter(given)))}")
         return load_phases(ns.phases)
     if not given:
         raise UsageError("give the run (--q or --batch-size/--dataset-size, --sigma, --steps or --epochs) or --phases FILE")
@@ -35,15 +39,9 @@ def _phases(ns: argparse.Namespace) -> list[tuple[Phase, str]]:
     n = max(len(v) for v in lists.values())
     for f, values in lists.items():
         if len(values) not in (1, n):
-            raise InputError(f"{_flag(f)} has {len(values)} values where the other lists have {n}")
+            raise InputError(f"{flag(f)} has {len(values)} values where the other lists have {n}")
     fields = [{f: values[i if len(values) > 1 else 0] for f, values in lists.items()} for i in range(n)]
-    try:
-        return parse_run({"phases": fields}) if n > 1 else parse_run(fields[0])
-    except InputError as exc:
-        message = str(exc).replace("missing field ", "missing ")
-        for f in _PHASE_FLAGS:
-            message = message.replace(f"'{f}'", _flag(f))
-        raise InputError(message) from None
+    return run_from_flags({"phases": fields} if n > 1 else fields[0])
 
 
 def _target(ns: argparse.Namespace) -> tuple[Fraction | None, Fraction | None]:
@@ -104,11 +102,10 @@ def cmd_dp(ns: argparse.Namespace) -> int:
         raise InputError(f"tolerance={ns.tolerance} must lie strictly between 0 and 1")
     if ns.plot is not None:
         check_plot_path("--plot", ns.plot)
-    if ns.out is not None:
-        from pathlib import Path
-        if not Path(ns.out).parent.is_dir():
-            raise InputError(f"--out {ns.out}: directory {Path(ns.out).parent} does not exist")
-    result = bracket(run, delta=delta, epsilon=epsilon, tolerance=tolerance)
+    check_out(ns.out)
+    with workers(ns) as pool:  # one pool (one cluster) for every refinement of the grid
+        result = bracket(run, delta=delta, epsilon=epsilon, tolerance=tolerance,
+                         mapper=lambda fn, items: progress_map(fn, items, pool, "discretising steps"))
     cert = certificate_of(result, delta=delta, epsilon=epsilon, tolerance=tolerance)
     if ns.out is not None:
         emit(cert, ns.out)
@@ -162,5 +159,6 @@ def register(subparsers: Any) -> None:
     p.add_argument("--json", action="store_true", help="print the sealed certificate instead of the summary")
     p.add_argument("--out", metavar="FILE", help="also write the certificate to FILE (atomically)")
     p.add_argument("--plot", metavar="FILE", help="draw the curve's proven band and the RDP curve (.png, .svg, .pdf)")
+    add_parallel_arguments(p, "the phases' distinct steps")
     p.set_defaults(func=cmd_dp)
 

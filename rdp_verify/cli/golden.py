@@ -7,19 +7,25 @@ import sys
 from typing import Any
 
 from ..foundations.atomic import write_atomic
-from ..reference import golden
-from .common import jobs
+from ..reference import golden, golden_dp
+from .common import UsageError, add_parallel_arguments, workers
+from .golden_dataset import add_dataset_arguments, cmd_dataset
 
 __all__ = ["register"]
 
 
 def cmd_golden(ns: argparse.Namespace) -> int:
-    text = golden.build(jobs(ns.jobs))
+    if (ns.grid, ns.verify, ns.sample) != (None, None, None):
+        if ns.dp:
+            raise UsageError("--dp writes the one golden (epsilon, delta) file: not with --grid, --verify or --sample")
+        return cmd_dataset(ns)
+    module = golden_dp if ns.dp else golden
+    text = module.build(workers(ns))
     if ns.out is None:
         sys.stdout.write(text)
     else:
         write_atomic(ns.out, text)
-        print(f"wrote {len(golden.GRID.points())} rows to {ns.out}", file=sys.stderr)
+        print(f"wrote {text.count(chr(10)) - module.header().count(chr(10))} rows to {ns.out}", file=sys.stderr)
     return 0
 
 
@@ -30,11 +36,21 @@ def register(subparsers: Any) -> None:
         description=(
             "Compute the golden dataset: proven epsilon_alpha intervals of one SGM step on the\n"
             f"documented grid ({golden.GRID.describe()}), as CSV with a comment header.\n"
-            "No timestamps or machine-dependent fields: the output does not depend on --jobs."
+            "No timestamps or machine-dependent fields: the output does not depend on --jobs or --cluster.\n"
+            "With --grid, the rows of any grid go to a directory of chunks with a manifest (docs/cluster.md).\n"
+            f"With --dp: the golden (epsilon, delta) vectors ({len(golden_dp.RUNS)} runs x delta "
+            f"{', '.join(golden_dp.DELTAS)}), regenerated bit for bit by: {golden_dp.COMMAND}"
         ),
-        epilog=f"Example: {golden.COMMAND} --jobs 2",
+        epilog=(f"Examples: {golden.COMMAND} --jobs 2\n"
+                "          rdp-verify golden --grid examples/grid-small.json --out small --cluster local:2\n"
+                "          rdp-verify golden --verify small"),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--out", metavar="FILE", help="write the CSV to FILE (atomically) instead of stdout")
-    p.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
+    p.add_argument("--out", metavar="FILE", help="write the CSV to FILE (atomically) instead of stdout; "
+                                                 "with --grid, the dataset's directory")
+    p.add_argument("--dp", action="store_true",
+                   help="the golden (epsilon, delta) vectors instead (certificates/golden-dp-v1.csv): proven "
+                        "epsilon(delta) brackets of whole runs; about two minutes")
+    add_parallel_arguments(p, "the rows")
+    add_dataset_arguments(p)
     p.set_defaults(func=cmd_golden)

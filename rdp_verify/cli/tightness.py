@@ -25,7 +25,7 @@ from ..foundations.inputs import parse_alphas, parse_dps, parse_q, parse_sigma
 from ..foundations.parallel import progress_map
 from ..tightness.figure1 import figure1_data
 from ..tightness.table1 import DEFAULT_GRID, table1_report, table1_text
-from .common import UsageError, emit, jobs
+from .common import UsageError, add_parallel_arguments, emit, workers
 
 __all__ = ["register"]
 
@@ -33,7 +33,7 @@ __all__ = ["register"]
 def cmd_figure1(ns: argparse.Namespace) -> int:
     if ns.out is None and not ns.json:
         raise UsageError("nothing to do: give --out DIR (PNG and SVG) and/or --json")
-    dps, workers = parse_dps(ns.dps), jobs(ns.jobs)
+    dps, pool = parse_dps(ns.dps), workers(ns)
     if ns.out is not None:  # fail before the computation, not after it
         if Path(ns.out).exists() and not Path(ns.out).is_dir():
             raise UsageError(f"--out {ns.out}: exists and is not a directory")
@@ -41,7 +41,8 @@ def cmd_figure1(ns: argparse.Namespace) -> int:
             Path(ns.out).mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise UsageError(f"--out {ns.out}: cannot create the directory ({exc.strerror})") from None
-    data = figure1_data(mapper=lambda fn, items: progress_map(fn, items, workers, "figure 1"), dps=dps)
+    with pool:  # one pool (one cluster) for both panels
+        data = figure1_data(mapper=lambda fn, items: progress_map(fn, items, pool, "figure 1"), dps=dps)
     if ns.out is None:
         emit(data, None)
     else:
@@ -95,7 +96,7 @@ def register(sub: Any) -> None:
     p.add_argument("--json", action="store_true",
                    help="also write DIR/figure1.json with every plotted number; without --out, print it")
     p.add_argument("--dps", default="20", help="digits of the proven epsilon enclosures (default 20)")
-    p.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
+    add_parallel_arguments(p, "the figure's points")
     p.set_defaults(func=cmd_figure1)
 
     p = sub.add_parser(

@@ -38,7 +38,7 @@ import math
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from flint import arb, ctx
 
@@ -181,14 +181,25 @@ def default_settings(phases: Sequence[Phase], grid_step: Fraction, delta_scale: 
                     tail=_short(allowance / (10 * steps)))
 
 
-def compose_run(phases: Sequence[Phase], settings: Settings) -> Curves:
-    """Discretise every phase's step; the compositions follow on first use (:meth:`Curves.pld`)."""
+Mapper = Callable[[Callable[[Any], Any], list[Any]], Iterable[Any]]
+
+
+def _discretize_step(args: tuple[Fraction, Fraction, Settings]) -> StepPLD:
+    """One distinct (q, σ) step of a run, discretised with the run's settings (a picklable task)."""
+    q, sigma, settings = args
+    return discretize(q, sigma, grid_range(q, sigma, settings.grid_step, float(settings.tail)), settings.bits)
+
+
+def compose_run(phases: Sequence[Phase], settings: Settings, mapper: Mapper = map) -> Curves:
+    """Discretise every phase's step; the compositions follow on first use (:meth:`Curves.pld`).
+
+    ``mapper(fn, items)`` may discretise the distinct steps in parallel (the CLI passes
+    :func:`rdp_verify.foundations.parallel.progress_map` on its pool); the result is the same.
+    """
     phases = check_run(phases)
     start = time.perf_counter()
-    steps = []
-    for q, sigma in dict.fromkeys((p.q, p.sigma) for p in phases):
-        grid = grid_range(q, sigma, settings.grid_step, float(settings.tail))
-        steps.append(discretize(q, sigma, grid, settings.bits))
+    pairs = dict.fromkeys((p.q, p.sigma) for p in phases)
+    steps = list(mapper(_discretize_step, [(q, sigma, settings) for q, sigma in pairs]))
     total_steps = sum(p.steps for p in phases)
     budget = Budget(int(settings.truncation * 2 ** settings.bits), total_steps,
                     products_needed([p.steps for p in phases]))
@@ -309,12 +320,13 @@ def _longest(curves: Curves) -> int:
 
 
 def bracket(phases: Sequence[Phase], *, delta: Fraction | None = None, epsilon: Fraction | None = None,
-            tolerance: Fraction = DEFAULT_TOLERANCE, settings: Settings | None = None) -> Bracket:
+            tolerance: Fraction = DEFAULT_TOLERANCE, settings: Settings | None = None, mapper: Mapper = map) -> Bracket:
     """Proven bracket of ε(δ) (given ``delta``) or of δ(ε) (given ``epsilon``) for the run.
 
     With ``settings`` the curve is composed once with them (how a certificate is re-checked);
     otherwise the grid is refined until the relative width is at most ``tolerance`` (module
     docstring). ``refinements`` records every attempt: grid step, width, seconds and PLD length.
+    ``mapper`` is handed to :func:`compose_run`.
     """
     phases = check_run(phases)
     if (delta is None) == (epsilon is None):
@@ -328,7 +340,7 @@ def bracket(phases: Sequence[Phase], *, delta: Fraction | None = None, epsilon: 
         raise InputError(f"tolerance={tolerance} must lie strictly between 0 and 1")
 
     def evaluate(s: Settings) -> Bracket:
-        curves = compose_run(phases, s)
+        curves = compose_run(phases, s, mapper)
         return epsilon_bracket(curves, delta) if delta is not None else delta_bracket(curves, epsilon)
 
     if settings is not None:

@@ -10,13 +10,14 @@ otherwise; both parse back exactly with :class:`fractions.Fraction`.
 from __future__ import annotations
 
 import math
+import sys
 from fractions import Fraction
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from .results import Bounded
 
-__all__ = ["decimal_text", "interval_json", "parse_decimal"]
+__all__ = ["decimal_text", "interval_json", "parse_decimal", "float_rounded"]
 
 Rounding = Literal["down", "up", "nearest"]
 
@@ -82,3 +83,25 @@ def interval_json(x: "Bounded", digits: int) -> dict[str, str]:
 def parse_decimal(text: str) -> Fraction:
     """Exact value of a decimal string written by :func:`decimal_text`."""
     return Fraction(text)
+
+
+def float_rounded(x: Fraction, rounding: Rounding) -> float:
+    """The double nearest to ``x`` ("nearest"), or the nearest one above ("up") or below ("down") it.
+
+    ``float(Fraction)`` is correctly rounded (CPython divides the integers exactly); one
+    ``nextafter`` step fixes the direction. Beyond the double range "up" gives +inf.
+    """
+    x = Fraction(x)
+    try:
+        f = float(x)
+    except OverflowError:
+        f = math.inf if x > 0 else -math.inf
+    if rounding == "up" and math.isfinite(f) and Fraction(f) < x:
+        f = math.nextafter(f, math.inf)
+    elif rounding == "down" and math.isfinite(f) and Fraction(f) > x:
+        f = math.nextafter(f, -math.inf)
+    elif rounding == "down" and f == math.inf:
+        f = sys.float_info.max
+    elif rounding == "up" and f == -math.inf:
+        f = -sys.float_info.max
+    return f

@@ -39,9 +39,12 @@ from typing import Callable
 from ..foundations.inputs import SGM, parse_alpha, parse_q, parse_sigma
 from ..foundations.results import Bounded
 from .compare import ATOL_LOG_A, CLASSES, RTOL, Point, call_peer, classify
+from .dp_compare import CLASSES as DP_CLASSES
+from .dp_compare import DpPoint, Target, default_targets
+from .dp_compare import classify as classify_dp
 from .golden import COLUMNS, FORMAT_VERSION
 
-__all__ = ["Report", "check", "golden_rows", "DATA"]
+__all__ = ["Report", "check", "golden_rows", "DATA", "DpReport", "check_dp", "golden_dp_rows"]
 
 DATA = f"data/golden-v{FORMAT_VERSION}.csv"  # in the package: a symlink to certificates/golden-v1.csv
 _SHOW = 10  # failing rows printed in the assertion message
@@ -75,6 +78,22 @@ class Report:
     def __str__(self) -> str:
         counts = ", ".join(f"{self.counts.get(c, 0)} {c}" for c in CLASSES)
         return (f"{self.name}: {self.checked} golden rows: {counts}; "
+                f"max |relative error| {self.max_relative_error:.3g}")
+
+
+@dataclass(frozen=True)
+class DpReport:
+    """What :func:`check_dp` found: rows checked, counts per class, the worst relative error."""
+
+    name: str
+    checked: int
+    counts: dict[str, int]
+    failures: tuple[DpPoint, ...]
+    max_relative_error: float  # largest |(fn − ε)/ε| over finite values (ε: the bracket's midpoint)
+
+    def __str__(self) -> str:
+        counts = ", ".join(f"{self.counts.get(c, 0)} {c}" for c in DP_CLASSES)
+        return (f"{self.name}: {self.checked} golden (epsilon, delta) rows: {counts}; "
                 f"max |relative error| {self.max_relative_error:.3g}")
 
 
@@ -125,4 +144,51 @@ def check(fn: Callable[[float, float, float], float], rtol: float = float(RTOL),
             + "\n" + "\n".join(f"  {p.classification}: {p.describe()}" for p in worst)
             + ("\n  ..." if len(failures) > _SHOW else "")
         )
+    return report
+
+
+def golden_dp_rows() -> tuple[Target, ...]:
+    """The packaged golden (ε, δ) rows: each run at δ with its proven ε bracket."""
+    return tuple(default_targets())
+
+
+def check_dp(fn: Callable[[float, float, int, float], float], *, rtol: float = 0.0,
+             allow_conservative: bool = False, select: Callable[[Target], bool] | None = None) -> DpReport:
+    """Assert that ``fn(q, sigma, steps, delta)`` (a run's ε) agrees with the golden (ε, δ) brackets.
+
+    Each packaged row (:mod:`rdp_verify.reference.golden_dp`) gives a run of ``steps``
+    Poisson-subsampled Gaussian steps and a proven bracket [lo, hi] ∋ ε(δ); ``fn`` receives the
+    doubles nearest to q, σ, δ. A value is ``unsafe`` below lo (the claim (x, δ)-DP is false:
+    always a failure), ``failed`` if inf, NaN or it raised (always a failure), ``conservative``
+    above hi·(1 + rtol) (a failure unless ``allow_conservative``), else ``exact``. ``select(target)``
+    restricts the rows (``target.phase.q``, ``.sigma``, ``.steps`` and ``target.delta`` are exact).
+    Raises AssertionError listing the worst failing rows; returns a :class:`DpReport` otherwise.
+    """
+    if not rtol >= 0:
+        raise ValueError(f"rtol={rtol} must be a non-negative number")
+    rows = [t for t in golden_dp_rows() if select is None or select(t)]
+    if not rows:
+        raise ValueError("select() kept no golden (epsilon, delta) rows: nothing would be checked")
+    name = getattr(fn, "__name__", None) or repr(fn)
+    points = []
+    for t in rows:
+        try:
+            value, error = float(fn(float(t.phase.q), float(t.phase.sigma), t.phase.steps, float(t.delta))), None
+        except Exception as exc:  # a raise is a finding, reported with the row
+            value, error = None, f"{type(exc).__name__}: {exc}"
+        slack = float(t.upper * Fraction(rtol)) if rtol else None
+        points.append(DpPoint(name, t, value, error, slack, None, classify_dp(value, t.lower, t.upper, slack)))
+    failures = tuple(p for p in points if p.classification in ("unsafe", "failed")
+                     or (p.classification == "conservative" and not allow_conservative))
+    report = DpReport(name, len(points), dict(Counter(p.classification for p in points)), failures,
+                      max((abs(p.relative_error) for p in points if p.relative_error is not None), default=0.0))
+    if failures:
+        worst = sorted(failures, key=lambda p: (p.classification != "unsafe", -abs(p.relative_error or math.inf)))
+        kinds = Counter(p.classification for p in failures)
+        raise AssertionError(
+            f"{name} disagrees with rdp_verify's proven epsilon(delta) at {len(failures)} of {len(points)} golden rows "
+            f"(rtol={rtol:g}, allow_conservative={allow_conservative}): "
+            + ", ".join(f"{n} {c}" for c, n in sorted(kinds.items()))
+            + "\n" + "\n".join(f"  {p.classification}: {p.describe()}" for p in worst[:_SHOW])
+            + ("\n  ..." if len(failures) > _SHOW else ""))
     return report

@@ -51,7 +51,7 @@ from typing import Any, Callable, Sequence
 from ..foundations.decimals import decimal_text
 from ..foundations.figures import new_figure, save_figure
 from ..foundations.inputs import SGM, fraction_text, parse_alphas, parse_q, parse_sigma
-from ..foundations.parallel import progress_map
+from ..foundations.parallel import Pool, progress_map
 from ..foundations.results import Bounded
 from ..methods.rigorous import epsilon_bounds
 from .peers import load
@@ -181,8 +181,9 @@ def _compare_point(args: tuple[SGM, tuple[str, ...]]) -> list[Point]:
     return out
 
 
-def compare(names: Sequence[str], grid: Grid, jobs: int = 1) -> list[Point]:
-    """Every peer in ``names`` at every grid point (our interval computed once per point)."""
+def compare(names: Sequence[str], grid: Grid, jobs: int | Pool = 1) -> list[Point]:
+    """Every peer in ``names`` at every grid point (our interval computed once per point), on ``jobs``
+    processes or a :class:`~rdp_verify.foundations.parallel.Pool`."""
     items = [(sgm, tuple(names)) for sgm in grid.points()]
     return [p for group in progress_map(_compare_point, items, jobs, "comparing") for p in group]
 

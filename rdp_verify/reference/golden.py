@@ -23,7 +23,7 @@ from __future__ import annotations
 from .. import __version__
 from ..foundations.decimals import decimal_text
 from ..foundations.inputs import SGM, fraction_text
-from ..foundations.parallel import progress_map
+from ..foundations.parallel import Pool, progress_map
 from ..methods.rigorous import epsilon_bounds
 from .compare import Grid
 
@@ -78,6 +78,6 @@ def row(sgm: SGM) -> str:
     return f"{t['q']},{t['sigma']},{t['alpha']},{lo},{hi}\n"
 
 
-def build(jobs: int = 1) -> str:
-    """The whole file as text (rows in grid order, whatever ``jobs`` is)."""
+def build(jobs: int | Pool = 1) -> str:
+    """The whole file as text (rows in grid order, whatever ``jobs``: processes, or a ``Pool``)."""
     return header() + "".join(progress_map(row, GRID.points(), jobs, "golden rows"))

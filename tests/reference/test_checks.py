@@ -91,3 +91,38 @@ def test_bad_arguments():
         reference.check(exact, rtol=-1e-9)
     with pytest.raises(ValueError, match="non-negative"):
         reference.check(exact, atol=math.nan)
+
+
+# ---- check_dp: the golden (epsilon, delta) rows
+
+from rdp_verify.reference import check_dp, golden_dp_rows  # noqa: E402
+
+SHORT = (lambda t: t.phase.steps <= 100)
+
+
+def _lookup(pick):
+    rows = {(float(t.phase.q), float(t.phase.sigma), t.phase.steps, float(t.delta)): t for t in golden_dp_rows()}
+    return lambda q, sigma, steps, delta: pick(rows[q, sigma, steps, delta])
+
+
+def test_check_dp_passes_values_inside_the_brackets():
+    report = check_dp(_lookup(lambda t: float((t.lower + t.upper) / 2)), select=SHORT)
+    assert report.checked == sum(1 for t in golden_dp_rows() if SHORT(t)) and report.counts == {"exact": report.checked}
+
+
+def test_check_dp_fails_an_under_report_and_an_inf():
+    with pytest.raises(AssertionError, match="1 unsafe"):
+        check_dp(_lookup(lambda t: float(t.lower) * (0.999 if t.phase.steps == 10 and t.delta < 1e-15 else 1.001)),
+                 select=SHORT)
+    with pytest.raises(AssertionError, match="failed"):
+        check_dp(_lookup(lambda t: math.inf), select=SHORT)
+
+
+def test_check_dp_conservative_values_fail_unless_allowed():
+    over = _lookup(lambda t: float(t.upper) * 1.01)
+    with pytest.raises(AssertionError, match="conservative"):
+        check_dp(over, select=SHORT)
+    check_dp(over, select=SHORT, allow_conservative=True)
+    check_dp(over, select=SHORT, rtol=0.02)
+    with pytest.raises(ValueError, match="no golden"):
+        check_dp(over, select=lambda t: False)

@@ -1,0 +1,169 @@
+"""A certified accountant with the interface of dp_accounting's ``PrivacyAccountant``.
+
+dp_accounting (Google, ``dp_accounting/privacy_accountant.py``, version 0.6) describes a training
+run by ``DpEvent`` objects and asks an accountant to ``compose`` them, then ``get_epsilon(δ)`` or
+``get_delta(ε)``. :class:`CertifiedPldAccountant` accepts the events a DP-SGD run is made of:
+
+* ``PoissonSampledDpEvent(sampling_probability=q, event=GaussianDpEvent(noise_multiplier=σ))``:
+  one step of the Sampled Gaussian Mechanism SG(q, σ);
+* ``GaussianDpEvent(σ)``: one step with q = 1;
+* ``SelfComposedDpEvent(event, count)`` and ``ComposedDpEvent([events])`` of these, and
+  ``NoOpDpEvent`` (nothing); a Poisson event with q = 0 releases nothing about the data and
+  is composed as nothing.
+
+Everything else (σ = 0, Laplace, fixed-batch sampling, the replace-one relation, ...) is not
+supported: ``supports`` says False and ``compose`` raises ``UnsupportedEventError``.
+
+The answers are proven (:mod:`rdp_verify.accountants.ledger`): ``get_epsilon(δ)`` is the upper end
+of a proven ε(δ) bracket of the run's privacy curve rounded up to a double, ``get_delta(ε)`` the
+same for δ(ε), under the add/remove-one relation (``NeighboringRelation.ADD_OR_REMOVE_ONE``, both
+directions). :meth:`CertifiedPldAccountant.certificate` returns the sealed proof of the latest
+answer. dp_accounting itself is never imported by this module: events are recognised by their
+class names and fields (so ``import rdp_verify.accountants`` works without it); it is imported
+only to build ``ledger`` and to raise dp_accounting's own ``UnsupportedEventError``, which exist
+only when its events are in use.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from ..curves.accountant import DEFAULT_TOLERANCE
+from ..foundations.inputs import InputError
+from .ledger import Ledger, exact_number
+
+__all__ = ["CertifiedPldAccountant", "UnsupportedEventError"]
+
+
+class UnsupportedEventError(Exception):
+    """An event this accountant cannot account for (raised as dp_accounting's own class when it is installed)."""
+
+
+def _unsupported(message: str) -> Exception:
+    try:
+        from dp_accounting.privacy_accountant import UnsupportedEventError as TheirError
+    except ImportError:
+        return UnsupportedEventError(message)
+    return TheirError(message)
+
+
+def _name(event: Any) -> str:
+    return type(event).__name__
+
+
+class CertifiedPldAccountant:
+    """dp_accounting's ``PrivacyAccountant`` interface, answering with proven bounds.
+
+    >>> from dp_accounting import dp_event
+    >>> acc = CertifiedPldAccountant()
+    >>> step = dp_event.PoissonSampledDpEvent(0.01, dp_event.GaussianDpEvent(1.0))
+    >>> eps = acc.compose(step, 1000).get_epsilon(1e-5)   # a proven upper bound, rounded up
+    >>> acc.certificate()["verdict"]
+    'certified'
+    """
+
+    def __init__(self, neighboring_relation: Any = None, *, tolerance: Fraction | str = DEFAULT_TOLERANCE):
+        relation = getattr(neighboring_relation, "name", neighboring_relation)
+        if relation not in (None, "ADD_OR_REMOVE_ONE"):
+            raise InputError(f"neighboring_relation={neighboring_relation}: only ADD_OR_REMOVE_ONE is supported")
+        self._relation = neighboring_relation
+        self._ledger = Ledger(exact_number(tolerance, "tolerance"))
+        self._events: list[tuple[Any, int]] = []
+
+    @property
+    def neighboring_relation(self) -> Any:
+        """``NeighboringRelation.ADD_OR_REMOVE_ONE`` (the text "ADD_OR_REMOVE_ONE" without dp_accounting)."""
+        if self._relation is not None:
+            return self._relation
+        try:
+            from dp_accounting.privacy_accountant import NeighboringRelation
+        except ImportError:
+            return "ADD_OR_REMOVE_ONE"
+        return NeighboringRelation.ADD_OR_REMOVE_ONE
+
+    def _phases(self, event: Any, count: int) -> list[tuple[Fraction, Fraction, int]]:
+        """The (q, σ, steps) the event stands for, or ``_unsupported`` raised."""
+        name = _name(event)
+        if name == "NoOpDpEvent":
+            return []
+        if name == "GaussianDpEvent":
+            return [(Fraction(1), self._sigma(event), count)]
+        if name == "PoissonSampledDpEvent":
+            q = exact_number(getattr(event, "sampling_probability", None), "sampling_probability")
+            if not 0 <= q <= 1:
+                raise _unsupported(f"sampling_probability={float(q)!r} is not in [0, 1]")
+            if _name(event.event) != "GaussianDpEvent":
+                raise _unsupported(f"{_name(event.event)} under Poisson sampling: only GaussianDpEvent is supported")
+            return [] if q == 0 else [(q, self._sigma(event.event), count)]
+        if name == "SelfComposedDpEvent":
+            return self._phases(event.event, count * self._count(event.count))
+        if name == "ComposedDpEvent":
+            return [p for e in event.events for p in self._phases(e, count)]
+        raise _unsupported(f"{name} is not supported (a DP-SGD run is Poisson-sampled Gaussian steps)")
+
+    @staticmethod
+    def _sigma(event: Any) -> Fraction:
+        sigma = exact_number(getattr(event, "noise_multiplier", None), "noise_multiplier")
+        if sigma <= 0:
+            raise _unsupported(f"noise_multiplier={float(sigma)!r}: only a positive noise multiplier is supported")
+        return sigma
+
+    @staticmethod
+    def _count(count: Any) -> int:
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            raise _unsupported(f"count={count!r} must be a non-negative integer")
+        return count
+
+    def supports(self, event: Any) -> bool:
+        """Whether :meth:`compose` would accept ``event`` once (nothing is composed)."""
+        try:
+            self._checked(event, 1)
+        except Exception as exc:
+            if _name(exc) == "UnsupportedEventError":
+                return False
+            raise
+        return True
+
+    def _checked(self, event: Any, count: int) -> list[tuple[Fraction, Fraction, int]]:
+        """The event's phases after the ledger's checks (domain, total steps), or ``_unsupported``."""
+        try:
+            phases = [p for p in self._phases(event, count) if p[2] > 0]
+            Ledger(phases=list(self._ledger.phases)).extend(phases)
+        except InputError as exc:
+            raise _unsupported(str(exc)) from None
+        return phases
+
+    def compose(self, event: Any, count: int = 1) -> "CertifiedPldAccountant":
+        """Account for ``count`` applications of ``event``; returns self (calls chain)."""
+        phases = self._checked(event, self._count(count))
+        self._ledger.extend(phases)
+        self._events.append((event, count))
+        return self
+
+    @property
+    def ledger(self) -> Any:
+        """The composed events as one dp_accounting ``DpEvent`` (needs dp_accounting, as the events do)."""
+        from dp_accounting import dp_event_builder
+
+        builder = dp_event_builder.DpEventBuilder()
+        for event, count in self._events:
+            builder.compose(event, count)
+        return builder.build()
+
+    @property
+    def phases(self) -> list[Any]:
+        """The run as exact phases (q, σ, steps), consecutive equal steps merged."""
+        return list(self._ledger.phases)
+
+    def get_epsilon(self, target_delta: float) -> float:
+        """A proven upper bound on ε at ``target_delta``, rounded up to a double."""
+        return self._ledger.epsilon(exact_number(target_delta, "target_delta"))
+
+    def get_delta(self, target_epsilon: float) -> float:
+        """A proven upper bound on δ at ``target_epsilon``, rounded up to a double."""
+        return self._ledger.delta(exact_number(target_epsilon, "target_epsilon"))
+
+    def certificate(self) -> dict[str, Any]:
+        """The sealed certificate of the latest ``get_epsilon``/``get_delta`` (``rdp-verify check`` re-verifies it)."""
+        return self._ledger.certificate()

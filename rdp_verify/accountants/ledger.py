@@ -1,0 +1,113 @@
+"""What both drop-in accountants share: exact reading of the numbers they are handed, the run's
+phases, and proven ε(δ) / δ(ε) answers as floats rounded up, each with its sealed certificate.
+
+**Numbers.** Accountant interfaces pass floats. A float is read as the shortest decimal that
+round-trips to it (``repr``): ``1.1`` is 11/10, the number the user typed, not the binary
+1.100000000000000088817841970012523 it approximates (a relative difference below 1.2e-16).
+Strings ("256/60000", "1e-5") and :class:`fractions.Fraction` are read exactly. NaN, ±inf and
+bools are refused.
+
+**Answers.** ε(δ) and δ(ε) come from :func:`rdp_verify.curves.certificate.certify_run`: a proven
+bracket of the run's privacy curve (both directions of the add/remove-one relation), cross-checked
+against an independent estimate. The float returned is the bracket's proven upper end rounded up
+to the next double (:func:`rdp_verify.foundations.decimals.float_rounded`), so it is itself a true
+(ε, δ) guarantee of the run; +inf when no finite bound was found. If the independent estimate
+disagrees with the bracket, :class:`CertificationError` is raised instead of returning a number.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any
+
+from ..curves.accountant import DEFAULT_TOLERANCE, check_run
+from ..curves.certificate import certify_run
+from ..foundations.decimals import float_rounded
+from ..foundations.inputs import InputError, Phase, parse_rational
+
+__all__ = ["CertificationError", "exact_number", "Ledger"]
+
+
+class CertificationError(ArithmeticError):
+    """The proven bracket and its independent cross-check disagree: no number is returned."""
+
+
+def exact_number(x: Any, name: str) -> Fraction:
+    """``x`` as an exact rational: floats by their shortest decimal (``repr``), text exactly."""
+    if isinstance(x, bool):
+        raise InputError(f"{name}={x!r} is a bool, not a number")
+    if isinstance(x, Fraction):
+        return x
+    if isinstance(x, int):
+        return Fraction(x)
+    if isinstance(x, float):
+        if not math.isfinite(x):
+            raise InputError(f"{name}={x!r} is not a finite number")
+        return Fraction(repr(x))
+    if isinstance(x, str):
+        return parse_rational(x, name)
+    if type(x).__module__ == "numpy" and hasattr(x, "item"):  # numpy scalars: their Python value
+        return exact_number(x.item(), name)
+    raise InputError(f"{name}={x!r} is not a number (give a float, an int, a Fraction or a decimal string)")
+
+
+@lru_cache(maxsize=256)  # answers are deterministic: accountants asked the same question share them
+def _certificate(run: tuple[Phase, ...], key: str, value: Fraction, tolerance: Fraction) -> dict[str, Any]:
+    cert = certify_run(run, tolerance=tolerance, **{key: value})
+    if cert["verdict"] != "certified":
+        raise CertificationError(
+            f"the proven bracket and the independent estimate disagree for {key} = {value}: "
+            "refusing to return a number (please report this run)")
+    return cert
+
+
+@dataclass
+class Ledger:
+    """The run so far as phases (q, σ, T); consecutive equal (q, σ) merge into one phase."""
+
+    tolerance: Fraction = DEFAULT_TOLERANCE
+    phases: list[Phase] = field(default_factory=list)
+    last: dict[str, Any] | None = None  # the certificate of the latest answer
+
+    def extend(self, steps: list[tuple[Fraction, Fraction, int]]) -> None:
+        """Append runs of SG(q, σ) steps, all or none (domain- and size-checked, equal neighbours merged)."""
+        phases = list(self.phases)
+        for q, sigma, count in steps:
+            if count < 1:
+                raise InputError(f"count={count} must be at least 1")
+            if phases and (phases[-1].q, phases[-1].sigma) == (q, sigma):
+                phases[-1] = Phase(q, sigma, phases[-1].steps + count)
+            else:
+                phases.append(Phase(q, sigma, count))
+        self.phases = list(check_run(phases)) if phases else []
+
+    def _answer(self, key: str, value: Fraction) -> dict[str, Any]:
+        self.last = _certificate(tuple(self.phases), key, value, self.tolerance)
+        return self.last
+
+    def epsilon(self, delta: Fraction) -> float:
+        """A proven upper bound on ε(δ) of the run, rounded up to a double (0.0 for an empty run)."""
+        if not 0 < delta < 1:
+            raise InputError(f"delta={float(delta)!r} must lie strictly between 0 and 1")
+        if not self.phases:
+            return 0.0
+        upper = self._answer("delta", delta)["epsilon"]["upper"]
+        return math.inf if upper is None else float_rounded(Fraction(upper), "up")
+
+    def delta(self, epsilon: Fraction) -> float:
+        """A proven upper bound on δ(ε) of the run, rounded up to a double (0.0 for an empty run)."""
+        if epsilon < 0:
+            raise InputError(f"epsilon={float(epsilon)!r} must be non-negative")
+        if not self.phases:
+            return 0.0
+        return float_rounded(Fraction(self._answer("epsilon", epsilon)["delta"]["upper"]), "up")
+
+    def certificate(self) -> dict[str, Any]:
+        """The sealed certificate (``rdp-verify check`` re-verifies it) of the latest answer."""
+        if self.last is None:
+            raise ValueError("no epsilon or delta has been computed yet: call get_epsilon or get_delta first")
+        return copy.deepcopy(self.last)  # a copy: the cached answer must not change under the caller

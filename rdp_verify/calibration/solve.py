@@ -1,0 +1,225 @@
+"""Certified calibration: the smallest σ, or the largest steps or q, on a decimal grid with proven ε ≤ E.
+
+A DP-SGD run here is one phase (q, σ, T) of the Sampled Gaussian Mechanism; two of the three are
+given and the third (the *unknown*) is searched on a :class:`~rdp_verify.calibration.grid.DecimalGrid`
+(default 3 significant digits) for the best value whose ε(δ) is **proven** ≤ the target E:
+
+* ``sigma``: the smallest grid σ in [0.1, 1e4] with ε ≤ E;
+* ``steps``: the largest grid T in [1, 10⁶] with ε ≤ E;
+* ``q``: the largest grid q in [1e-12, 1] with ε ≤ E.
+
+**Accountants.** ``pld`` (default): ε(δ) is bracketed by :func:`rdp_verify.curves.accountant.bracket`
+(proven two-sided bounds on the privacy curve; Zhu, Dong, Wang 2022, Theorems 10–11). ``rdp``: the
+best RDP bound over all real orders under the Balle et al. (2020, Theorem 21) conversion,
+:func:`rdp_verify.accounting.optimal_order.optimal_epsilon`; there, "exceeds" means that no RDP
+order proves ε ≤ E (a statement about the RDP accountant, not a proof that the run is not private).
+
+**Why the answer is optimal on the grid.** The ε of a run is monotone in each parameter, because the
+pairs of one step are post-processings of each other (data processing inequality for the hockey-stick
+divergence, applied to the product of the kernels, which handles the T-fold composition):
+
+* σ < σ': adding independent N(0, σ'² − σ²) noise maps (μ_{q,σ}, μ0_σ) to (μ_{q,σ'}, μ0_{σ'}) and the
+  swapped pair likewise, so δ(ε) is non-increasing in σ;
+* q < q': keeping the output with probability q/q' and otherwise replacing it by a fresh N(0, σ²)
+  sample maps μ_{q',σ} = (1 − q')N(0, σ²) + q'N(1, σ²) to μ_{q,σ} and N(0, σ²) to itself, so δ(ε)
+  is non-decreasing in q;
+* T < T': dropping the last T' − T outputs maps the T'-fold products to the T-fold ones, so δ(ε) is
+  non-decreasing in T.
+
+The same holds for the RDP bound (Rényi divergences satisfy data processing; van Erven & Harremoës
+2014, Theorem 9). Hence a proof that the *neighbouring* grid value (next smaller σ, next larger T or
+q) has ε > E proves that every grid value beyond it does too: the answer is the optimum of the grid.
+If the neighbour's bracket still straddles E at the finest tolerance it is reported ``undecided``
+(the answer is then proven private but maybe not optimal by one grid step).
+
+**Search.** Gallop from a start value by doubling index jumps until the feasible side is bracketed,
+then bisect on grid indices: O(log(range)) evaluations. Each evaluation walks a ladder of
+tolerances (1e-1, 1e-2, …, down to ``tolerance``) and stops at the first that decides, so points far
+from the boundary cost one coarse bracket. Whatever the search order, the answer's and the
+neighbour's claims are the brackets reported (and re-verified by :mod:`rdp_verify.calibration.certificate`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Callable
+
+from ..accounting.optimal_order import optimal_epsilon
+from ..curves.accountant import DELTA_MIN, MAX_STEPS, bracket
+from ..foundations.decimals import decimal_text
+from ..foundations.inputs import Q_MIN, SIGMA_MAX, SIGMA_MIN, InputError, Phase
+from .grid import DecimalGrid
+
+__all__ = ["domain", "UNKNOWNS", "ACCOUNTANTS", "CONVERSION", "DIGITS", "DEFAULT_TOLERANCE", "Problem", "Evaluation",
+           "Calibration", "calibrate", "evaluate"]
+
+UNKNOWNS = ("sigma", "steps", "q")
+ACCOUNTANTS = ("pld", "rdp")
+CONVERSION = "balle2020"  # the RDP-to-(ε, δ) conversion of the rdp accountant
+DIGITS = 12  # printed bounds (rounded outward); decisions compare the printed values, so they re-check
+DEFAULT_TOLERANCE = Fraction(1, 10**4)  # the finest rung of the ladder
+LADDER = tuple(Fraction(1, 10**k) for k in range(1, 7))
+_DOMAIN = {"sigma": (SIGMA_MIN, SIGMA_MAX), "steps": (Fraction(1), Fraction(MAX_STEPS)), "q": (Q_MIN, Fraction(1))}
+_START = {"sigma": Fraction(1), "steps": Fraction(1000), "q": Fraction(1, 100)}
+_FEASIBLE_UP = {"sigma": True, "steps": False, "q": False}  # does ε ≤ E hold for LARGER values?
+
+
+def domain(unknown: str) -> tuple[Fraction, Fraction]:
+    """The supported range of the unknown (the domains of :class:`~rdp_verify.foundations.inputs.Phase` and
+    of the privacy-curve accountant)."""
+    return _DOMAIN[unknown]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """What to solve: ``unknown`` ∈ UNKNOWNS; the other two of q, sigma, steps are given."""
+
+    unknown: str
+    target_epsilon: Fraction
+    delta: Fraction
+    q: Fraction | None = None
+    sigma: Fraction | None = None
+    steps: int | None = None
+    accountant: str = "pld"
+    digits: int = 3
+    tolerance: Fraction = DEFAULT_TOLERANCE
+
+    def __post_init__(self) -> None:
+        if self.unknown not in UNKNOWNS:
+            raise InputError(f"unknown={self.unknown!r} is not one of {', '.join(UNKNOWNS)}")
+        if self.accountant not in ACCOUNTANTS:
+            raise InputError(f"accountant={self.accountant!r} is not one of {', '.join(ACCOUNTANTS)}")
+        given = {"q": self.q, "sigma": self.sigma, "steps": self.steps}
+        for name, value in given.items():
+            if (value is None) != (name == self.unknown):
+                raise InputError(f"give {' and '.join(n for n in given if n != self.unknown)}, "
+                                 f"and not {self.unknown} (it is solved for)")
+        if not 0 < self.delta < 1:
+            raise InputError(f"delta={decimal_text(self.delta, 6)} must lie strictly between 0 and 1")
+        if self.delta < DELTA_MIN:
+            raise InputError("delta is below the supported minimum 1e-40")
+        if self.target_epsilon <= 0:
+            raise InputError("the target epsilon must be positive")
+        if not 0 < self.tolerance < 1:
+            raise InputError("tolerance must lie strictly between 0 and 1")
+        self.phase(_DOMAIN[self.unknown][0])  # the given values are in the domain
+        DecimalGrid(self.digits)  # a supported number of digits
+
+    @property
+    def grid(self) -> DecimalGrid:
+        return DecimalGrid(self.digits, integer=self.unknown == "steps")
+
+    def phase(self, value: Fraction) -> Phase:
+        """The run with the unknown set to ``value``."""
+        fields = {"q": self.q, "sigma": self.sigma, "steps": self.steps, self.unknown: value}
+        return Phase(Fraction(fields["q"]), Fraction(fields["sigma"]), int(fields["steps"]))
+
+    def ladder(self) -> tuple[Fraction, ...]:
+        return tuple(t for t in LADDER if t > self.tolerance) + (self.tolerance,)
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """The proven ε bracket of the run at one grid value, and what it decides."""
+
+    value: Fraction
+    decision: str  # "meets" (upper ≤ E), "exceeds" (lower > E) or "undecided"
+    lower: str  # printed ends, rounded outward (DIGITS significant digits)
+    upper: str | None  # None: no finite upper bound
+    tolerance: Fraction  # the rung that decided (or the last one tried)
+    result: Any = field(repr=False, compare=False, default=None)  # the Bracket or Optimum behind it
+
+
+@dataclass
+class Calibration:
+    """The answer (None if no grid value in the domain meets E) and its neighbour's status."""
+
+    problem: Problem
+    answer: Evaluation | None
+    neighbour: Evaluation | None  # the next grid value beyond the answer (None: outside the domain)
+    evaluations: list[Evaluation]
+
+    @property
+    def verdict(self) -> str:
+        if self.answer is None:
+            return "infeasible" if self.evaluations[-1].decision == "exceeds" else "inconclusive"
+        if self.neighbour is None or self.neighbour.decision == "exceeds":
+            return "calibrated"
+        return "inconclusive"
+
+
+def _bracket_at(problem: Problem, value: Fraction, tolerance: Fraction) -> tuple[Fraction, Fraction | None, Any]:
+    run = [problem.phase(value)]
+    if problem.accountant == "pld":
+        b = bracket(run, delta=problem.delta, tolerance=tolerance)
+        return b.lower, b.upper, b
+    opt = optimal_epsilon(run, problem.delta, CONVERSION, rtol=tolerance)
+    return opt.epsilon.lower, opt.epsilon.upper, opt
+
+
+def evaluate(problem: Problem, value: Fraction) -> Evaluation:
+    """Bracket ε at ``value`` on the tolerance ladder until the bracket decides against the target."""
+    e = problem.target_epsilon
+    for tol in problem.ladder():
+        lower, upper, result = _bracket_at(problem, value, tol)
+        lo = decimal_text(lower, DIGITS, "down")
+        up = None if upper is None else decimal_text(upper, DIGITS, "up")
+        decision = ("meets" if up is not None and Fraction(up) <= e else
+                    "exceeds" if Fraction(lo) > e else "undecided")
+        if decision != "undecided":
+            break
+    return Evaluation(value, decision, lo, up, tol, result)
+
+
+def calibrate(problem: Problem, progress: Callable[[Evaluation], None] | None = None) -> Calibration:
+    """Search the grid for the best value with proven ε ≤ E (module docstring: method and proofs)."""
+    grid = problem.grid
+    low, high = domain(problem.unknown)
+    sign = 1 if _FEASIBLE_UP[problem.unknown] else -1  # in m = sign·index, feasibility is an up-set
+    a, b = sorted((sign * grid.index_at_or_above(low), sign * grid.index_at_or_below(high)))
+    seen: dict[int, Evaluation] = {}
+    order: list[Evaluation] = []
+
+    def ev(m: int) -> Evaluation:
+        if m not in seen:
+            seen[m] = evaluate(problem, grid.value(sign * m))
+            order.append(seen[m])
+            if progress is not None:
+                progress(seen[m])
+        return seen[m]
+
+    def meets(m: int) -> bool:
+        return ev(m).decision == "meets"
+
+    jump = 3 * 10 ** (problem.digits - 1)  # a third of a decade: about a factor 2 on the grid
+    m0 = min(max(sign * grid.index_at_or_below(_START[problem.unknown]), a), b)
+    if meets(m0):
+        hi, lo = m0, None
+        while lo is None and hi > a:
+            m = max(a, hi - jump)
+            if meets(m):
+                hi = m
+            else:
+                lo = m
+            jump *= 2
+        if lo is None:  # the domain's end meets E: nothing beyond it to prove
+            return Calibration(problem, ev(hi), None, order)
+    else:
+        lo, hi = m0, None
+        while hi is None:
+            if lo == b:
+                return Calibration(problem, None, None, order)
+            m = min(b, lo + jump)
+            if meets(m):
+                hi = m
+            else:
+                lo = m
+            jump *= 2
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if meets(mid):
+            hi = mid
+        else:
+            lo = mid
+    return Calibration(problem, ev(hi), ev(lo), order)

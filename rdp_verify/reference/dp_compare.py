@@ -1,0 +1,250 @@
+"""Compare float64 (ε, δ) accountants (peers) against proven ε(δ) brackets of whole runs.
+
+For each run (q, σ, T) and δ, a peer's ε (:mod:`rdp_verify.reference.dp_peers`: what the library
+reports with its default settings) is set against our proven bracket [lo, hi] ∋ ε(δ)
+(:func:`rdp_verify.curves.accountant.bracket`: connect-the-dots upper bound, lowered-chord lower
+bound, exact composition). On the default grid the brackets are the packaged golden (ε, δ) rows
+(:mod:`rdp_verify.reference.golden_dp`); on a grid of the user's they are computed (relative width
+≤ 1e-3).
+
+Classification of the peer's value x (exact rational comparison of the double x):
+
+* ``exact``        lo ≤ x ≤ hi + e, with e the peer's own stated absolute error on ε (0.01 for the
+  PRV accountants' ``eps_error``; 0 for peers that state none);
+* ``conservative`` x > hi + e: over-reports ε (a true but loose guarantee; beyond what the peer says
+  its error is);
+* ``unsafe``       x < lo: under-reports ε, so the claim "(x, δ)-DP" is **proven false** (whatever
+  error the peer states: a reported ε is used as a guarantee);
+* ``failed``       inf, NaN, or the peer raised (e.g. dp_accounting's PLD returns inf and
+  prv_accountant refuses below δ ≈ 1e-15).
+
+A peer that also reports a lower value (PRV's ``eps_lower``) is checked too: ``lower_above`` marks a
+lower value above our proven upper bound, i.e. the peer's own error interval misses the truth.
+The CLI (``rdp-verify compare --dp``) prints a table, and writes the points as JSON (``--json``) and
+a plot (``--plot``).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections import Counter
+from dataclasses import dataclass
+from fractions import Fraction
+from importlib.resources import files
+from itertools import product
+from typing import Any, Sequence
+
+from ..curves.accountant import bracket
+from ..foundations.decimals import decimal_text
+from ..foundations.figures import new_figure, save_figure
+from ..foundations.inputs import Phase, fraction_text
+from ..foundations.parallel import Pool, progress_map
+from . import golden_dp
+from .dp_peers import DP_PEERS, PeerEpsilon, load_dp
+
+__all__ = ["CLASSES", "DpPoint", "Target", "classify", "default_targets", "grid_targets", "compare_dp",
+           "summary", "plot", "DATA"]
+
+CLASSES = ("exact", "conservative", "unsafe", "failed")
+DATA = f"data/golden-dp-v{golden_dp.FORMAT_VERSION}.csv"  # a symlink to certificates/golden-dp-v1.csv
+_DIGITS = 12
+
+
+@dataclass(frozen=True)
+class Target:
+    """A run at one δ with its proven ε bracket."""
+
+    phase: Phase
+    delta: Fraction
+    lower: Fraction
+    upper: Fraction
+
+    def describe(self) -> str:
+        return (f"q={fraction_text(self.phase.q)} sigma={fraction_text(self.phase.sigma)} steps={self.phase.steps} "
+                f"delta={decimal_text(self.delta, 3)}")
+
+
+@dataclass(frozen=True)
+class DpPoint:
+    """One peer at one target: its ε (or error), the class."""
+
+    peer: str
+    target: Target
+    value: float | None  # None when the peer raised
+    error: str | None  # the exception, as "Type: message"
+    stated_error: float | None
+    peer_lower: float | None
+    classification: str
+
+    @property
+    def lower_above(self) -> bool:
+        """The peer's own lower value exceeds our proven upper bound."""
+        return (self.peer_lower is not None and math.isfinite(self.peer_lower)
+                and Fraction(self.peer_lower) > self.target.upper)
+
+    @property
+    def relative_error(self) -> float | None:
+        """(x − ε)/ε with ε the midpoint of our bracket; None when x is not finite."""
+        if self.value is None or not math.isfinite(self.value):
+            return None
+        mid = (self.target.lower + self.target.upper) / 2
+        return float((Fraction(self.value) - mid) / mid)
+
+    def describe(self) -> str:
+        got = self.error if self.value is None else repr(self.value)
+        t = self.target
+        stated = "" if self.stated_error is None else f" (stated error {self.stated_error:g})"
+        rel = "" if self.relative_error is None else f", relative error {self.relative_error:+.3g}"
+        low = f"; its lower value {self.peer_lower!r} is above the proven upper end" if self.lower_above else ""
+        return (f"{t.describe()}: {self.peer} {got}{stated}, proven [{decimal_text(t.lower, 10, 'down')}, "
+                f"{decimal_text(t.upper, 10, 'up')}]{rel}{low}")
+
+    def to_json(self) -> dict[str, Any]:
+        t = self.target
+        return {
+            "peer": self.peer, "q": fraction_text(t.phase.q), "sigma": fraction_text(t.phase.sigma),
+            "steps": t.phase.steps, "delta": fraction_text(t.delta),
+            "peer_value": None if self.value is None else repr(self.value),
+            "peer_error": self.error, "peer_stated_error": self.stated_error,
+            "peer_lower": None if self.peer_lower is None else repr(self.peer_lower),
+            "epsilon_lower": decimal_text(t.lower, _DIGITS, "down"),
+            "epsilon_upper": decimal_text(t.upper, _DIGITS, "up"),
+            "relative_error": self.relative_error, "classification": self.classification,
+            "lower_above_proven_upper": self.lower_above,
+        }
+
+
+def classify(value: float | None, lower: Fraction, upper: Fraction, stated_error: float | None = None) -> str:
+    """One of :data:`CLASSES` for a peer's ε against our bracket (module docstring)."""
+    if value is None or not math.isfinite(value):
+        return "failed"
+    x = Fraction(value)
+    if x < lower:
+        return "unsafe"
+    if x > upper + Fraction(stated_error or 0):
+        return "conservative"
+    return "exact"
+
+
+def default_targets() -> list[Target]:
+    """The default grid: the packaged golden (ε, δ) rows, with their proven brackets."""
+    text = files(__package__).joinpath(DATA).read_text(encoding="utf-8")
+    return [Target(p, d, lo, hi) for p, d, lo, hi in golden_dp.parse_rows(text)]
+
+
+def _target(point: tuple[Phase, Fraction]) -> Target:
+    phase, delta = point
+    b = bracket([phase], delta=delta)
+    if b.upper is None:
+        raise ArithmeticError(f"no finite upper bound for {phase} at delta={delta}")
+    return Target(phase, delta, b.lower, b.upper)
+
+
+def grid_targets(qs: Sequence[Fraction], sigmas: Sequence[Fraction], steps: Sequence[int],
+                 deltas: Sequence[Fraction], jobs: int | Pool = 1) -> list[Target]:
+    """Proven brackets on the product grid q × σ × T × δ (in that order), computed here."""
+    points = [(Phase(q, s, t), d) for q, s, t, d in product(qs, sigmas, steps, deltas)]
+    return progress_map(_target, points, jobs, "proven brackets")
+
+
+def _call(name: str, target: Target) -> tuple[PeerEpsilon | None, str | None]:
+    p = target.phase
+    try:
+        return load_dp(name)([(float(p.q), float(p.sigma), p.steps)], float(target.delta)), None
+    except Exception as exc:  # any failure of the peer is a finding, not a crash
+        return None, f"{type(exc).__name__}: {exc}"
+
+
+def _compare_target(args: tuple[Target, tuple[str, ...]]) -> list[DpPoint]:
+    target, names = args
+    out = []
+    for name in names:
+        got, error = _call(name, target)
+        value = None if got is None else got.epsilon
+        stated = None if got is None else got.error
+        out.append(DpPoint(name, target, value, error, stated, None if got is None else got.lower,
+                           classify(value, target.lower, target.upper, stated)))
+    return out
+
+
+def compare_dp(names: Sequence[str], targets: Sequence[Target], jobs: int | Pool = 1) -> list[DpPoint]:
+    """Every peer in ``names`` at every target, on ``jobs`` processes or a Pool."""
+    unknown = [n for n in names if n not in DP_PEERS]
+    if unknown:
+        raise ValueError(f"unknown (epsilon, delta) peer {unknown[0]!r}")
+    items = [(t, tuple(names)) for t in targets]
+    return [p for group in progress_map(_compare_target, items, jobs, "comparing") for p in group]
+
+
+def summary(points: Sequence[DpPoint], grid: str, worst: int = 3) -> str:
+    """Counts per peer and class, then every defect found: failures, unsafe values, the worst over-reports."""
+    peers = list(dict.fromkeys(p.peer for p in points))
+    counts = Counter((p.peer, p.classification) for p in points)
+    width = max(len(n) for n in peers + ["peer"])
+    lines = [f"grid: {grid}",
+             "exact: inside the proven bracket, or above it by at most the peer's stated error", "",
+             f"{'peer':<{width}}  " + "  ".join(f"{c:>12}" for c in CLASSES) + "  worst over-report"]
+    for n in peers:
+        rel = [p.relative_error for p in points if p.peer == n and p.relative_error is not None]
+        lines.append(f"{n:<{width}}  " + "  ".join(f"{counts[n, c]:>12}" for c in CLASSES)
+                     + (f"  {max(rel):+.3g}" if rel else "  -"))
+    for name in peers:
+        mine = [p for p in points if p.peer == name]
+        for cls in ("unsafe", "failed", "conservative"):
+            found = [p for p in mine if p.classification == cls]
+            if not found:
+                continue
+            lines += ["", f"{name}: {cls} at {len(found)} of {len(mine)} points"]
+            if cls == "failed":
+                reasons = Counter(p.error.split(". ")[0][:100] if p.error else repr(p.value) for p in found)
+                lines += [f"  {k} ({v}x)" for k, v in reasons.most_common()]
+                deltas = sorted({p.target.delta for p in found}, reverse=True)
+                lines.append("  at delta " + ", ".join(decimal_text(d, 3) for d in deltas))
+                continue
+            ranked = sorted(found, key=lambda p: abs(p.relative_error or 0), reverse=True)[:worst]
+            lines += [f"  {'worst' if i == 0 else '     '}: {p.describe()}" for i, p in enumerate(ranked)]
+        wrong = [p for p in mine if p.lower_above]
+        if wrong:
+            lines += ["", f"{name}: its lower value lies above the proven upper end at {len(wrong)} "
+                      f"point{'s' * (len(wrong) > 1)}"]
+            lines += [f"  {p.describe()}" for p in wrong[:worst]]
+    return "\n".join(lines) + "\n"
+
+
+_STYLE = {"exact": ("tab:green", "o"), "conservative": ("tab:orange", "^"),
+          "unsafe": ("tab:red", "v"), "failed": ("tab:purple", "x")}
+
+
+def plot(points: Sequence[DpPoint], path: str | os.PathLike) -> None:
+    """Signed relative error (peer − ε)/ε of every peer at every target; failures drawn on the top edge."""
+    peers = list(dict.fromkeys(p.peer for p in points))
+    targets = list(dict.fromkeys(p.target for p in points))
+    index = {t: i for i, t in enumerate(targets)}
+    finite = [abs(p.relative_error) for p in points if p.relative_error is not None]
+    top = 10 ** math.ceil(math.log10(max(finite + [1.0]) * 10))
+    fig = new_figure(figsize=(10, 1.9 * len(peers) + 1.2))
+    axes = fig.subplots(len(peers), 1, sharex=True, squeeze=False)
+    for ax, name in zip(axes[:, 0], peers):
+        for cls in CLASSES:
+            sel = [p for p in points if p.peer == name and p.classification == cls]
+            if sel:
+                color, marker = _STYLE[cls]
+                ax.scatter([index[p.target] for p in sel],
+                           [top if p.relative_error is None else p.relative_error for p in sel],
+                           s=14, c=color, marker=marker, label=f"{cls} ({len(sel)})", linewidths=0.8)
+        ax.set_yscale("symlog", linthresh=1e-4)
+        ax.set_ylim(-top * 1.5, top * 1.5)
+        ax.set_yticks([-1, -1e-2, -1e-4, 0, 1e-4, 1e-2, 1] + ([top] if top > 1 else []))
+        ax.minorticks_off()
+        ax.axhline(0, color="0.6", lw=0.5)
+        ax.set_ylabel("(peer − ε)/ε", fontsize=8)
+        ax.set_title(name, fontsize=9, loc="left")
+        ax.legend(fontsize=7, loc="lower left", ncol=4)
+        ax.grid(True, which="major", lw=0.3)
+    axes[-1, 0].set_xticks(range(len(targets)))
+    axes[-1, 0].set_xticklabels([f"{float(t.phase.q):g}/{float(t.phase.sigma):g}/{t.phase.steps}/{float(t.delta):.0e}"
+                                 for t in targets], rotation=90, fontsize=6)
+    axes[-1, 0].set_xlabel("run: q / sigma / steps / delta")
+    fig.tight_layout()
+    save_figure(fig, path)

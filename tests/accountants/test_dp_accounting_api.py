@@ -1,0 +1,119 @@
+"""CertifiedPldAccountant: dp_accounting's PrivacyAccountant interface, answers proven and rounded up."""
+
+import json
+import math
+import subprocess
+import sys
+from fractions import Fraction
+
+import mpmath
+import pytest
+
+from rdp_verify.accountants import CertifiedPldAccountant
+from rdp_verify.curves.certificate import check_run_certificate
+from tests.curve_oracles import gaussian_delta, gaussian_epsilon
+
+dp_event = pytest.importorskip("dp_accounting.dp_event", reason="dp_accounting is not installed")
+privacy_accountant = pytest.importorskip("dp_accounting.privacy_accountant")
+
+
+def sgm(q, sigma):
+    return dp_event.PoissonSampledDpEvent(q, dp_event.GaussianDpEvent(sigma))
+
+
+def test_gaussian_run_brackets_the_closed_form():
+    # q = 1: T Gaussian steps are one Gaussian with mu = sqrt(T)/sigma (Balle-Wang 2018, Theorem 8)
+    acc = CertifiedPldAccountant().compose(dp_event.GaussianDpEvent(2.0), 16)
+    eps = acc.get_epsilon(1e-6)
+    truth = gaussian_epsilon(Fraction(1, 10**6), 2)
+    assert truth <= eps <= truth * (1 + mpmath.mpf("2e-3"))
+    cert = acc.certificate()
+    assert cert["verdict"] == "certified" and float(Fraction(cert["epsilon"]["upper"])) <= eps
+    delta = acc.get_delta(1.5)
+    assert gaussian_delta(Fraction(3, 2), 2) <= delta <= gaussian_delta(Fraction(3, 2), 2) * (1 + mpmath.mpf("1e-2"))
+
+
+def test_every_way_of_writing_the_run_is_the_same_run():
+    step = sgm(0.02, 1.5)
+    ways = [
+        CertifiedPldAccountant().compose(step, 300),
+        CertifiedPldAccountant().compose(dp_event.SelfComposedDpEvent(step, 100), 3),
+        CertifiedPldAccountant().compose(dp_event.ComposedDpEvent([step] * 150)).compose(step, 150),
+        CertifiedPldAccountant().compose(dp_event.NoOpDpEvent()).compose(sgm(0.0, 1.5), 7).compose(step, 300),
+    ]
+    assert all(w.phases == ways[0].phases for w in ways)
+    assert [(p.q, p.sigma, p.steps) for p in ways[0].phases] == [(Fraction(1, 50), Fraction(3, 2), 300)]
+    eps = {w.get_epsilon(1e-5) for w in ways}
+    assert len(eps) == 1  # bit-identical answers
+
+
+def test_floats_are_read_as_the_decimals_they_print_as():
+    acc = CertifiedPldAccountant().compose(sgm(0.1, 1.1), 5)
+    assert (acc.phases[0].q, acc.phases[0].sigma) == (Fraction(1, 10), Fraction(11, 10))
+
+
+def test_answers_are_upper_ends_rounded_up_and_the_certificate_checks():
+    acc = CertifiedPldAccountant().compose(sgm(0.05, 1.2), 40)
+    eps = acc.get_epsilon(1e-5)
+    cert = acc.certificate()
+    upper = Fraction(cert["epsilon"]["upper"])
+    assert Fraction(math.nextafter(eps, -math.inf)) < upper <= Fraction(eps)  # the next double up
+    assert check_run_certificate(json.loads(json.dumps(cert))) == []
+
+
+def test_ledger_is_dp_accountings_event():
+    step = sgm(0.01, 1.0)
+    acc = CertifiedPldAccountant().compose(step, 10).compose(dp_event.GaussianDpEvent(3.0))
+    assert acc.ledger == dp_event.ComposedDpEvent([dp_event.SelfComposedDpEvent(step, 10),
+                                                   dp_event.GaussianDpEvent(3.0)])
+
+
+@pytest.mark.parametrize("event", [
+    dp_event.LaplaceDpEvent(1.0),
+    sgm(0.1, 0.0),
+    dp_event.PoissonSampledDpEvent(0.1, dp_event.LaplaceDpEvent(1.0)),
+    dp_event.SampledWithoutReplacementDpEvent(100, 10, dp_event.GaussianDpEvent(1.0)),
+    dp_event.PoissonSampledDpEvent(1.5, dp_event.GaussianDpEvent(1.0)),
+    dp_event.NonPrivateDpEvent(),
+    dp_event.UnsupportedDpEvent(),
+])
+def test_unsupported_events_are_refused_with_dp_accountings_error(event):
+    acc = CertifiedPldAccountant().compose(sgm(0.01, 1.0), 10)
+    assert not acc.supports(event)
+    with pytest.raises(privacy_accountant.UnsupportedEventError):
+        acc.compose(event)
+    assert [p.steps for p in acc.phases] == [10]  # nothing half-composed
+
+
+def test_too_many_steps_and_bad_queries():
+    acc = CertifiedPldAccountant().compose(sgm(0.01, 1.0), 10**6)
+    assert not acc.supports(sgm(0.01, 1.0))  # beyond the supported 1e6 steps in all
+    with pytest.raises(ValueError, match="delta"):
+        acc.get_epsilon(0.0)
+    with pytest.raises(ValueError, match="finite"):
+        acc.get_epsilon(float("nan"))
+    with pytest.raises(ValueError, match="REPLACE_ONE"):
+        CertifiedPldAccountant(privacy_accountant.NeighboringRelation.REPLACE_ONE)
+    assert CertifiedPldAccountant().get_epsilon(1e-5) == 0.0 and CertifiedPldAccountant().get_delta(1.0) == 0.0
+
+
+def test_no_dp_accounting_needed_and_no_torch():
+    # duck-typed events named as dp_accounting's; dp_accounting blocked from importing
+    code = """
+import sys
+sys.modules['dp_accounting'] = None
+import rdp_verify.accountants as a
+class GaussianDpEvent:
+    def __init__(self, s): self.noise_multiplier = s
+class PoissonSampledDpEvent:
+    def __init__(self, q, e): self.sampling_probability, self.event = q, e
+class LaplaceDpEvent: pass
+acc = a.CertifiedPldAccountant().compose(PoissonSampledDpEvent(0.05, GaussianDpEvent(1.5)), 20)
+try:
+    acc.compose(LaplaceDpEvent())
+except a.UnsupportedEventError:
+    pass
+print(acc.neighboring_relation, acc.get_epsilon(1e-5) > 0, 'torch' in sys.modules)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["ADD_OR_REMOVE_ONE", "True", "False"]

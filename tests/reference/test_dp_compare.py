@@ -1,0 +1,84 @@
+"""The (ε, δ) comparison classifies peers' values against proven brackets, and can find each defect."""
+
+import math
+from fractions import Fraction
+
+import pytest
+
+from rdp_verify.foundations.inputs import Phase
+from rdp_verify.reference import dp_compare, dp_peers
+from rdp_verify.reference.dp_compare import Target, classify
+
+T = Target(Phase(Fraction(1), Fraction(2), 10), Fraction(1, 10**5), Fraction(3), Fraction(4))
+
+
+@pytest.mark.parametrize("value, stated, expected", [
+    (3.0, None, "exact"), (4.0, None, "exact"), (3.5, 0.01, "exact"), (4.005, 0.01, "exact"),
+    (4.02, 0.01, "conservative"), (4.0000001, None, "conservative"), (2.9999999, 0.5, "unsafe"),
+    (0.0, None, "unsafe"), (math.inf, None, "failed"), (math.nan, None, "failed"), (None, None, "failed"),
+])
+def test_classes(value, stated, expected):
+    assert classify(value, T.lower, T.upper, stated) == expected
+
+
+def test_every_class_is_found_without_being_told_where(monkeypatch, tmp_path):
+    fakes = {
+        "dp_accounting_pld": lambda run, d: dp_peers.PeerEpsilon(3.5, None),
+        "dp_accounting_rdp": lambda run, d: dp_peers.PeerEpsilon(5.0, None),
+        "prv_accountant": lambda run, d: dp_peers.PeerEpsilon(2.0, 0.01, 4.5),
+        "autodp": lambda run, d: (_ for _ in ()).throw(ValueError("refused")),
+    }
+    monkeypatch.setattr(dp_compare, "load_dp", lambda name: fakes[name])
+    points = dp_compare.compare_dp(list(fakes), [T])
+    assert [p.classification for p in points] == ["exact", "conservative", "unsafe", "failed"]
+    assert points[2].lower_above and not points[0].lower_above
+    text = dp_compare.summary(points, "one run")
+    assert "prv_accountant: unsafe at 1 of 1 points" in text and "ValueError: refused (1x)" in text
+    assert "its lower value lies above the proven upper end at 1 point" in text
+    assert points[3].to_json()["peer_error"] == "ValueError: refused"
+    dp_compare.plot(points, tmp_path / "p.png")
+    assert (tmp_path / "p.png").stat().st_size > 0
+
+
+def test_unknown_peer_is_refused():
+    with pytest.raises(ValueError, match="unknown"):
+        dp_compare.compare_dp(["nope"], [T])
+
+
+def test_grid_targets_are_proven_brackets_in_product_order():
+    targets = dp_compare.grid_targets([Fraction(1)], [Fraction(2)], [10], [Fraction(1, 10**5), Fraction(1, 10**20)])
+    assert [t.delta for t in targets] == [Fraction(1, 10**5), Fraction(1, 10**20)]
+    assert all(t.lower < t.upper for t in targets)
+
+
+def test_default_targets_are_the_golden_rows():
+    from rdp_verify.reference import golden_dp
+    assert len(dp_compare.default_targets()) == len(golden_dp.RUNS) * len(golden_dp.DELTAS)
+
+
+def _peer(name):
+    try:
+        dp_peers.load_dp(name)
+    except dp_peers.PeerUnavailable as exc:
+        pytest.skip(str(exc))
+
+
+def _golden(q, steps, delta):
+    return [t for t in dp_compare.default_targets()
+            if t.phase.q == Fraction(q) and t.phase.steps == steps and t.delta == Fraction(delta)]
+
+
+def test_finds_opacus_prv_far_above_its_stated_error_on_the_longest_run():
+    # Opacus 1.6's PRV at q = 1e-4, sigma = 1, 10^6 steps, delta = 1e-10: 2.088 where epsilon < 0.766
+    _peer("opacus_prv")
+    point, = dp_compare.compare_dp(["opacus_prv"], _golden("0.0001", 10**6, "1e-10"))
+    assert point.classification == "conservative" and point.lower_above
+    assert point.value > 2 * float(point.target.upper)
+
+
+def test_finds_the_float_accountants_giving_up_at_1e_20():
+    _peer("dp_accounting_pld")
+    _peer("prv_accountant")
+    points = dp_compare.compare_dp(["dp_accounting_pld", "prv_accountant"], _golden("1", 10, "1e-20"))
+    assert [p.classification for p in points] == ["failed", "failed"]
+    assert points[0].value == math.inf and "Floating point errors will dominate" in points[1].error

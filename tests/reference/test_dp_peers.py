@@ -1,0 +1,79 @@
+"""The (ε, δ) peer adapters evaluate the libraries' own accountants, torch-free, and fail clearly.
+
+Reference: for q = 1 a run of T steps is the Gaussian mechanism with μ = √T/σ, whose exact ε(δ) is
+Balle & Wang (2018, Theorem 8), evaluated independently in tests/curve_oracles.py.
+"""
+
+import math
+import subprocess
+import sys
+
+import pytest
+from curve_oracles import gaussian_epsilon
+
+from rdp_verify.foundations.inputs import InputError
+from rdp_verify.reference import dp_peers
+
+
+def peer(name):
+    try:
+        return dp_peers.load_dp(name)
+    except dp_peers.PeerUnavailable as exc:
+        pytest.skip(str(exc))
+
+
+SIGMA, STEPS, DELTA = 2.0, 16, 1e-5
+EXACT = float(gaussian_epsilon(DELTA, math.sqrt(STEPS) / SIGMA))  # μ = 2
+
+
+@pytest.mark.parametrize("name", ["dp_accounting_pld", "prv_accountant", "opacus_prv"])
+def test_tight_accountants_are_close_to_the_gaussian_closed_form(name):
+    got = peer(name)([(1.0, SIGMA, STEPS)], DELTA)
+    if got.error is None:  # dp_accounting's pessimistic PLD: an upper estimate, close at its default grid
+        assert EXACT <= got.epsilon <= EXACT + 1e-2
+    else:  # PRV: eps_lower ≤ ε ≤ eps_upper, a window of about twice the stated eps_error
+        assert got.lower <= EXACT <= got.epsilon <= got.lower + 2 * got.error + 1e-3
+
+
+@pytest.mark.parametrize("name", ["dp_accounting_rdp", "opacus_rdp", "autodp"])
+def test_rdp_accountants_are_upper_bounds_of_the_closed_form(name):
+    got = peer(name)([(1.0, SIGMA, STEPS)], DELTA)
+    assert got.error is None and EXACT < got.epsilon < EXACT + 1.0
+
+
+@pytest.mark.parametrize("name", list(dp_peers.DP_PEERS))
+def test_phases_compose_like_one_run(name):
+    # two phases of equal parameters are one run of their summed steps
+    fn = peer(name)
+    split, whole = fn([(0.01, 1.0, 300), (0.01, 1.0, 700)], 1e-5), fn([(0.01, 1.0, 1000)], 1e-5)
+    assert split.epsilon == pytest.approx(whole.epsilon, rel=1e-2)
+
+
+def test_unknown_peer_and_empty_run_are_refused():
+    with pytest.raises(InputError, match="unknown"):
+        dp_peers.load_dp("nope")
+    with pytest.raises(InputError, match="at least one phase"):
+        peer("dp_accounting_rdp")([], 1e-5)
+
+
+def test_library_errors_propagate_for_the_caller_to_classify():
+    with pytest.raises(ValueError, match="Floating point errors"):
+        peer("prv_accountant")([(256 / 60000, 1.1, 14063)], 1e-20)
+
+
+def test_opacus_runs_without_torch_and_without_registering_opacus():
+    peer("opacus_prv")
+    code = ("import sys\n"
+            "from rdp_verify.reference import dp_peers\n"
+            "print(dp_peers.load_dp('opacus_prv')([(0.01, 1.0, 100)], 1e-5).epsilon > 0,"
+            " any(m.split('.')[0] in ('opacus', 'torch') for m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["True", "False"]
+
+
+def test_opacus_get_noise_multiplier_meets_its_target_under_its_own_accountant():
+    peer("opacus_prv")
+    sigma = dp_peers.opacus_get_noise_multiplier(target_epsilon=2.0, target_delta=1e-5, sample_rate=0.01,
+                                                 steps=1000, accountant="rdp")
+    eps = peer("opacus_rdp")([(0.01, sigma, 1000)], 1e-5).epsilon
+    assert 2.0 - 0.01 <= eps <= 2.0  # Opacus's loop stops within epsilon_tolerance = 0.01 below the target

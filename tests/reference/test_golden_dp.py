@@ -1,0 +1,58 @@
+"""The golden (ε, δ) file: its rows are right, regenerate bit for bit, and ship with the package."""
+
+import math
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from curve_oracles import gaussian_epsilon
+
+from rdp_verify.reference import golden_dp, golden_dp_rows
+
+ROOT = Path(__file__).resolve().parents[2]
+FILE = ROOT / "certificates" / "golden-dp-v1.csv"
+
+
+def data_lines():
+    return FILE.read_text(encoding="utf-8").splitlines(keepends=True)[golden_dp.header().count("\n"):]
+
+
+def test_header_columns_and_grid_order():
+    assert FILE.read_text(encoding="utf-8").startswith(golden_dp.header())
+    assert [tuple(line.split(",")[:4]) for line in data_lines()] == [
+        (q, s, str(t), d) for q, s, t, d in golden_dp.points()]
+    assert len(data_lines()) == len(golden_dp.RUNS) * len(golden_dp.DELTAS)
+
+
+@pytest.mark.parametrize("index", [i for i, (q, s, t, d) in enumerate(golden_dp.points()) if t <= 1000])
+def test_short_runs_regenerate_bit_for_bit(index):
+    assert golden_dp.row(golden_dp.points()[index]) == data_lines()[index]
+
+
+def test_brackets_are_ordered_and_narrow():
+    for t in golden_dp_rows():
+        assert 0 < t.lower <= t.upper and (t.upper - t.lower) / t.upper <= golden_dp.TOLERANCE
+
+
+@pytest.mark.parametrize("target", [t for t in golden_dp_rows() if t.phase.q == 1], ids=lambda t: t.describe())
+def test_q_one_rows_contain_the_gaussian_closed_form(target):
+    # q = 1: the Gaussian mechanism with mu = sqrt(T)/sigma (Balle & Wang 2018, Theorem 8)
+    mu = math.sqrt(target.phase.steps) / float(target.phase.sigma)
+    exact = gaussian_epsilon(target.delta, mu)
+    assert target.lower <= Fraction(str(exact)) <= target.upper
+
+
+def test_packaged_copy_is_the_file():
+    assert len(golden_dp_rows()) == len(data_lines())
+
+
+def test_cli_writes_the_same_rows(tmp_path, monkeypatch, capsys):
+    from rdp_verify.cli import main
+    short = tuple(r for r in golden_dp.RUNS if r[2] <= 100)
+    monkeypatch.setattr(golden_dp, "RUNS", short)
+    out = tmp_path / "g.csv"
+    assert main(["golden", "--dp", "--out", str(out), "--jobs", "2"]) == 0
+    assert f"wrote {len(short) * len(golden_dp.DELTAS)} rows" in capsys.readouterr().err
+    rows = out.read_text(encoding="utf-8").splitlines(keepends=True)[golden_dp.header().count("\n"):]
+    assert set(rows) <= set(data_lines()) and len(rows) == len(short) * len(golden_dp.DELTAS)
+    assert main(["golden", "--dp", "--verify", str(tmp_path)]) == 2
