@@ -49,6 +49,7 @@ from ..accounting.optimal_order import optimal_epsilon
 from ..curves.accountant import DELTA_MIN, MAX_STEPS, bracket
 from ..foundations.decimals import decimal_text
 from ..foundations.inputs import Q_MIN, SIGMA_MAX, SIGMA_MIN, InputError, Phase
+from ..foundations.search import last_true
 from .grid import DecimalGrid
 
 __all__ = ["domain", "UNKNOWNS", "ACCOUNTANTS", "CONVERSION", "DIGITS", "DEFAULT_TOLERANCE", "Problem", "Evaluation",
@@ -216,10 +217,5 @@ def calibrate(problem: Problem, progress: Callable[[Evaluation], None] | None = 
             else:
                 lo = m
             jump *= 2
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if meets(mid):
-            hi = mid
-        else:
-            lo = mid
-    return Calibration(problem, ev(hi), ev(lo), order)
+    lo = last_true(lo, hi, lambda m: not meets(m))  # bisect: not proven, then proven
+    return Calibration(problem, ev(lo + 1), ev(lo), order)

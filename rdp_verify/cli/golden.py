@@ -32,7 +32,7 @@ def cmd_golden(ns: argparse.Namespace) -> int:
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "golden",
-        help="regenerate the golden reference vectors (certificates/golden-v1.csv) bit for bit",
+        help="regenerate the golden vectors bit for bit (certificates/golden-v1.csv; --dp: golden-dp-v1.csv)",
         description=(
             "Compute the golden dataset: proven epsilon_alpha intervals of one SGM step on the\n"
             f"documented grid ({golden.GRID.describe()}), as CSV with a comment header.\n"

@@ -41,6 +41,7 @@ from typing import Sequence
 from flint import arb, arb_poly, ctx, fmpz, fmpz_poly
 
 from ..foundations.results import to_arb
+from ..foundations.search import last_true
 
 __all__ = ["PLD", "Budget", "multiply", "power", "compose", "products_needed", "delta_at", "epsilon_root"]
 
@@ -110,22 +111,14 @@ def _suffix(c: fmpz_poly, n: int) -> int:
     return int(c.right_shift(n)(1)) if n < c.length() else 0
 
 
-def _last_true(a: int, b: int, holds) -> int:
-    """The largest i in [a, b) with holds(i), for holds true at a and monotone (true, then false)."""
-    while b - a > 1:
-        mid = (a + b) // 2
-        a, b = (mid, b) if holds(mid) else (a, mid)
-    return a
-
-
 def _window(c: fmpz_poly, budget: int) -> tuple[int, int, int]:
     """(lo, hi, cut): keep coefficients lo..hi−1; cut = exact mass outside (≤ 2·budget)."""
     n = c.length()
-    lo = _last_true(0, n, lambda i: _prefix(c, i) <= budget)  # cut at most ``budget`` below
+    lo = last_true(0, n, lambda i: _prefix(c, i) <= budget)  # cut at most ``budget`` below
     if _suffix(c, lo) <= budget:
         hi = lo
     else:  # the smallest hi with suffix(hi) ≤ budget: one past the last hi where it exceeds
-        hi = _last_true(lo, n, lambda i: _suffix(c, i) > budget) + 1
+        hi = last_true(lo, n, lambda i: _suffix(c, i) > budget) + 1
     hi = max(hi, lo + 1)
     return lo, hi, _prefix(c, lo) + _suffix(c, hi)
 
@@ -216,15 +209,8 @@ def epsilon_root(p: PLD, delta: Fraction, prec: int) -> arb | None:
             mass, weighted = _tail_sums(p, i + 1)
             return bool(arb(mass) + p.inf - to_arb(Fraction(p.offset + i) * p.h).exp() * weighted > target)
 
-        lo, hi = -1, p.length - 1  # invariant: root in (ℓ_lo, ℓ_hi], ℓ_{−1} = −∞
-        if not above(0):
-            hi = 0
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            if above(mid):
-                lo = mid
-            else:
-                hi = mid
+        # the root lies in (ℓ_lo, ℓ_lo+1], ℓ_{−1} = −∞
+        lo = last_true(-1, p.length - 1 if above(0) else 0, above)
         mass, weighted = _tail_sums(p, lo + 1)
         excess = arb(mass) + p.inf - target
         if not excess > 0 or not weighted > 0:
