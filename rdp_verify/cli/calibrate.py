@@ -16,7 +16,6 @@ __all__ = ["register", "summary"]
 
 # each unknown, with the flags that would give it
 _GIVES = {"sigma": ("sigma",), "steps": ("steps", "epochs"), "q": ("q", "batch_size")}
-_PLACEHOLDER = {"sigma": "1", "steps": "1", "q": "1"}  # stands in for the unknown while the run is parsed
 
 
 def _problem(ns: argparse.Namespace) -> Problem:
@@ -30,7 +29,7 @@ def _problem(ns: argparse.Namespace) -> Problem:
     fields = {f: getattr(ns, f) for f in PHASE_FLAGS if getattr(ns, f) is not None}
     if unknown == "q":
         fields.pop("dataset_size", None)
-    fields[unknown] = _PLACEHOLDER[unknown]
+    fields[unknown] = "1"  # stands in for the unknown while the run is parsed
     (phase, _), = run_from_flags(fields)
     delta = parse_rational(ns.delta, "delta")
     if not 0 < delta < 1:

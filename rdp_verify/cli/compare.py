@@ -58,7 +58,7 @@ def _dp_targets(ns: argparse.Namespace, pool: Any) -> tuple[list[Any], str]:
         raise UsageError("with --dp give all of --q, --sigma, --steps and --delta, or none (the default grid)")
     qs = [parse_q(x) for x in split_list(ns.q, "q")]
     sigmas = [parse_sigma(x) for x in split_list(ns.sigma, "sigma")]
-    steps = [int(Phase(qs[0], sigmas[0], _steps(x)).steps) for x in split_list(ns.steps, "steps")]
+    steps = [_steps(x) for x in split_list(ns.steps, "steps")]
     deltas = [parse_rational(x, "delta") for x in split_list(ns.delta, "delta")]
     for d in deltas:
         if not DELTA_MIN <= d < 1:
@@ -70,7 +70,7 @@ def _dp_targets(ns: argparse.Namespace, pool: Any) -> tuple[list[Any], str]:
 
 
 def _steps(text: str) -> int:
-    if not text.isdigit():
+    if not text.isdigit() or int(text) < 1:
         raise InputError(f"steps={text!r} must be a whole number of at least 1")
     return int(text)
 
