@@ -41,7 +41,7 @@ from typing import Sequence
 
 from flint import arb, ctx
 
-from ..foundations.inputs import SGM, InputError, Phase, check_alpha
+from ..foundations.inputs import SGM, InputError, Phase, check_alpha, check_sigma
 from ..foundations.results import Bounded, arb_to_bounded, to_arb
 from ..methods.rigorous import epsilon_bounds
 
@@ -75,6 +75,8 @@ def composed_rdp(phases: Sequence[Phase], alpha: Fraction, dps: int = DPS) -> Bo
     """Proven interval for R(α) = Σ T_i·ε_α(q_i, σ_i) (composition, Mironov 2017 Prop. 1)."""
     if not phases:
         raise InputError("a run needs at least one phase")
+    for p in phases:  # runs accept σ ∈ [0.05, 1e6]; the RDP methods are validated on [0.1, 1e4]
+        check_sigma(p.sigma)
     parts = [step_rdp(p.q, p.sigma, alpha, dps) for p in phases]
     return Bounded.between(sum(p.steps * b.lower for p, b in zip(phases, parts)),
                    sum(p.steps * b.upper for p, b in zip(phases, parts)))

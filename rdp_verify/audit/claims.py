@@ -34,7 +34,7 @@ from ..foundations.inputs import (
     fraction_text,
     parse_q,
     parse_rational,
-    parse_sigma,
+    parse_run_sigma,
 )
 
 __all__ = ["Claim", "parse_claim", "parse_run", "read_claims", "load_phases", "STEP_CONVENTIONS", "CLAIM_FIELDS",
@@ -143,7 +143,7 @@ def _steps(fields: Mapping[str, Any], q: Fraction) -> tuple[int, str]:
 
 def _phase(fields: Mapping[str, Any]) -> tuple[Phase, str]:
     q, q_from = _sampling_rate(fields)
-    sigma = parse_sigma(_required(fields, "sigma"))
+    sigma = parse_run_sigma(_required(fields, "sigma"))
     steps, steps_from = _steps(fields, q)
     return Phase(q, sigma, steps), q_from + steps_from
 

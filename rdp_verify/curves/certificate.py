@@ -17,7 +17,7 @@ from typing import Any, Sequence
 from .. import __version__
 from ..certificates.certificate import integrity_errors, seal
 from ..foundations.decimals import decimal_text
-from ..foundations.inputs import InputError, Phase, fraction_text, parse_q, parse_rational, parse_sigma
+from ..foundations.inputs import InputError, Phase, fraction_text, parse_q, parse_rational, parse_run_sigma
 from .accountant import DEFAULT_TOLERANCE, Bracket, Settings, bracket, delta_bracket
 from .crosscheck import Estimate, estimate_delta
 
@@ -148,7 +148,7 @@ def check_run_certificate(cert: Any) -> list[str]:
         return broken
     inp = cert["inputs"]
     try:
-        phases = [Phase(parse_q(p["q"]), parse_sigma(p["sigma"]), p["steps"]) for p in inp["phases"]]
+        phases = [Phase(parse_q(p["q"]), parse_run_sigma(p["sigma"]), p["steps"]) for p in inp["phases"]]
         s = cert["settings"]
         settings = Settings(parse_rational(s["grid_step"], "grid_step"), s["fixed_point_bits"],
                             parse_rational(s["truncation_allowance"], "truncation_allowance"),

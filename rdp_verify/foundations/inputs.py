@@ -8,9 +8,10 @@ Every number enters the toolkit as text and is held as an exact rational
 -- is refused with an :class:`InputError` whose message is one line.
 
 The supported domain is the one the methods are validated on (README,
-"Supported domain"): q ∈ [1e-12, 1], σ ∈ [0.1, 1e4], α ∈ (1, 1e6] with
-α − 1 ≥ 1e-9. Outside it the toolkit refuses rather than print a number nobody
-has checked.
+"Supported domain"): for one-step Rényi DP (the four methods, RDP accounting)
+q ∈ [1e-12, 1], σ ∈ [0.1, 1e4], α ∈ (1, 1e6] with α − 1 ≥ 1e-9; for runs
+(:class:`Phase`, the proven privacy curves) q ∈ [1e-12, 1] and σ ∈ [0.05, 1e6].
+Outside it the toolkit refuses rather than print a number nobody has checked.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ __all__ = [
     "parse_alpha",
     "check_q",
     "check_sigma",
+    "check_run_sigma",
+    "parse_run_sigma",
     "check_alpha",
     "parse_alphas",
     "parse_dps",
@@ -38,6 +41,8 @@ __all__ = [
 Q_MIN = Fraction(1, 10**12)
 SIGMA_MIN = Fraction(1, 10)
 SIGMA_MAX = Fraction(10**4)
+RUN_SIGMA_MIN = Fraction(1, 20)  # runs (Phase): the privacy-curve accountant's domain
+RUN_SIGMA_MAX = Fraction(10**6)
 ALPHA_MAX = Fraction(10**6)
 ALPHA_GAP_MIN = Fraction(1, 10**9)  # smallest α − 1
 DPS_MIN, DPS_MAX = 10, 300
@@ -133,6 +138,21 @@ def check_sigma(sigma: Fraction, shown: str | None = None) -> Fraction:
     return sigma
 
 
+def parse_run_sigma(text: str) -> Fraction:
+    """Noise multiplier σ of a run's phase; supported on [0.05, 1e6] (the privacy-curve domain)."""
+    return check_run_sigma(parse_rational(text, "sigma"), text.strip())
+
+
+def check_run_sigma(sigma: Fraction, shown: str | None = None) -> Fraction:
+    """σ itself if it lies in the run domain [0.05, 1e6], else :class:`InputError`."""
+    shown = shown or fraction_text(sigma)
+    if sigma <= 0:
+        raise InputError(f"sigma={shown} must be positive")
+    if not RUN_SIGMA_MIN <= sigma <= RUN_SIGMA_MAX:
+        raise InputError(f"sigma={shown} is outside the supported range [0.05, 1e6]")
+    return sigma
+
+
 def check_alpha(alpha: Fraction, shown: str | None = None) -> Fraction:
     """α itself if it lies in the supported domain (1, 1e6], α − 1 ≥ 1e-9, else :class:`InputError`."""
     shown = shown or fraction_text(alpha)
@@ -212,7 +232,8 @@ class Phase:
     """``steps`` consecutive SGM steps at sampling rate ``q`` and noise multiplier ``sigma``.
 
     A DP-SGD run is a sequence of phases; both accountants (RDP, :mod:`rdp_verify.accounting.rdp`,
-    and privacy curves, :mod:`rdp_verify.curves`) take one. q and σ must lie in the supported domain.
+    and privacy curves, :mod:`rdp_verify.curves`) take one. q and σ must lie in the run domain
+    (q ∈ [1e-12, 1], σ ∈ [0.05, 1e6]); the RDP accountant checks its narrower σ range itself.
     """
 
     q: Fraction
@@ -222,6 +243,6 @@ class Phase:
     def __post_init__(self) -> None:
         SGM(self.q, self.sigma, Fraction(2))  # types
         check_q(self.q)
-        check_sigma(self.sigma)
+        check_run_sigma(self.sigma)
         if isinstance(self.steps, bool) or not isinstance(self.steps, int) or self.steps < 1:
             raise InputError(f"steps={self.steps!r} must be a whole number of at least 1")
