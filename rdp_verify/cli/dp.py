@@ -11,6 +11,7 @@ from ..audit.claims import STEP_CONVENTIONS, load_phases
 from ..curves.accountant import DEFAULT_TOLERANCE, DELTA_MIN, MAX_STEPS, bracket, check_run
 from ..curves.certificate import certificate_of
 from ..foundations.figures import check_plot_path
+from ..foundations.decimals import decimal_text
 from ..foundations.inputs import InputError, Phase, fraction_text, parse_rational
 from ..foundations.parallel import progress_map
 from .common import (
@@ -65,32 +66,54 @@ def _run_text(phases: list[tuple[Phase, str]]) -> str:
                      + ("" if how == "given" else f" [{how}]") for p, how in phases)
 
 
+def _upper_key(interval: dict[str, Any]) -> Fraction:
+    return Fraction(10**9) if interval["upper"] is None else Fraction(interval["upper"])
+
+
 def summary(cert: dict[str, Any], phases: list[tuple[Phase, str]]) -> str:
     """A few human-readable lines for one privacy-curve certificate."""
     inp = cert["inputs"]
     quantity, given = ("epsilon", f"delta = {inp['delta']}") if "delta" in inp else ("delta", f"epsilon = {inp['epsilon']}")
     b = cert[quantity]
     upper = b["upper"] if b["upper"] is not None else "inf (no finite bound)"
-    decide = max(cert["directions"], key=lambda d: Fraction(cert["directions"][d]["lower"]))
-    other = [d for d in cert["directions"] if d != decide][0]
-    o = cert["directions"][other]
-    o_text = (f"at most {o['upper']} (below the deciding lower end: never the maximum)"
-              if Fraction(o["lower"]) == 0 and o["upper"] is not None else f"[{o['lower']}, {o['upper']}]")
-    cc = cert["cross_check"]
-    lines = [
-        f"run: {_run_text(phases)}; {given}",
-        f"{quantity} in [{b['lower']}, {upper}] (proven; relative width {b['relative_width']}, "
-        f"grid step {cert['settings']['grid_step']})",
-        f"  {decide} direction decides; {other}: {o_text}",
-        f"  cross-check: delta({cc['epsilon']}) estimated {cc['estimate']['value']} +- {cc['estimate']['error_bound']} "
-        f"({cc['method']}) against the proven [{cc['proven_delta']['lower']}, {cc['proven_delta']['upper']}]: "
-        + ("consistent" if cc["consistent"] else "INCONSISTENT")
-        + ("" if cc["informative"] else " (uninformative here: the estimate's error exceeds a tenth of delta)"),
-        f"verdict: {cert['verdict']}",
-    ]
+    how = (f"grid step {cert['settings']['grid_step']}" if cert["method"] == "discrete pairs"
+           else "closed form of the Gaussian mechanism")
+    width = "" if b["relative_width"] is None else f"relative width {b['relative_width']}, "
+    lines = [f"run: {_run_text(phases)}; {given}",
+             f"{quantity} in [{b['lower']}, {upper}] (proven; {width}{how})"]
     if not b["tolerance_met"]:
-        lines.insert(2, f"  note: the tolerance {inp['tolerance']} was not met within the supported grid sizes")
+        lines.append(f"  note: the tolerance {inp['tolerance']} was not met"
+                     + (f": the bracket is {b['shortfall']} times wider" if b["shortfall"] is not None else "")
+                     + " (the finest grid that fits was used)" * (cert["method"] == "discrete pairs"))
+    directions = cert["directions"]
+    if cert["method"] == "discrete pairs":
+        # the deciding direction: the larger proven lower end, or, when both are 0, the larger upper end
+        decide = max(directions, key=lambda d: (Fraction(directions[d]["lower"]), _upper_key(directions[d])))
+        other = [d for d in directions if d != decide][0]
+        o = directions[other]
+        o_text = (f"at most {o['upper']} (below the deciding lower end: never the maximum)"
+                  if Fraction(o["lower"]) == 0 and o["upper"] is not None
+                  and Fraction(o["upper"]) <= Fraction(directions[decide]["lower"])
+                  else f"[{o['lower']}, {o['upper'] if o['upper'] is not None else 'inf'}]")
+        lines.append(f"  {decide} direction decides; {other}: {o_text}")
+    cc = cc_line(cert["cross_check"])
+    lines.append(f"  cross-check: {cc}")
+    lines.append(f"verdict: {cert['verdict']} ({cert['verdict_reason']})")
     return "\n".join(lines)
+
+
+def cc_line(cc: dict[str, Any]) -> str:
+    """The cross-check in one line: estimate, method, proven interval, and what it decides."""
+    value = decimal_text(Fraction(cc["estimate"]["value"]), 6)
+    error = decimal_text(Fraction(cc["estimate"]["error_bound"]), 1, "up")
+    judged = ("consistent" if cc["consistent"] else "INCONSISTENT") if cc["informative"] else \
+        ("consistent" if cc["consistent"] else "misses it") + \
+        f", but uninformative here: its error exceeds {cc['informative_below']} (a tenth of delta), so it does not decide"
+    return (f"delta({cc['epsilon']}) estimated {value} +- {error} ({cc['method']}) against the proven "
+            f"[{cc['proven_delta']['lower']}, {cc['proven_delta']['upper']}]: {judged}")
+
+
+EXIT = {"certified": 0, "inconsistent": 1, "partial": 3}
 
 
 def cmd_dp(ns: argparse.Namespace) -> int:
@@ -119,7 +142,7 @@ def cmd_dp(ns: argparse.Namespace) -> int:
         point = None if delta is None else (delta, result.lower, result.upper if result.upper is not None else result.lower)
         draw(result.curves, ns.plot, point)
         print(f"wrote {ns.plot}", file=sys.stderr)
-    return 0 if cert["verdict"] == "certified" else 1
+    return EXIT[cert["verdict"]]
 
 
 def register(subparsers: Any) -> None:
@@ -133,7 +156,9 @@ def register(subparsers: Any) -> None:
             "bounds: a discrete pair that dominates each step (connect-the-dots) and one each step\n"
             "dominates (lowered chords), composed in exact integer arithmetic with directed rounding.\n"
             "With --delta it prints the epsilon bracket, with --epsilon the delta bracket, and an\n"
-            "independent estimate that must agree (else exit 1). Numbers are exact: 1e-5 is 1/100000."
+            "independent estimate that must agree where it is accurate enough to tell (else exit 1).\n"
+            "Runs with q = 1 in every phase are the Gaussian mechanism: bracketed in closed form.\n"
+            "Numbers are exact: 1e-5 is 1/100000."
         ),
         epilog=(
             "Examples:\n"
@@ -144,7 +169,10 @@ def register(subparsers: Any) -> None:
             "\n"
             f"Phases file: a JSON list of objects with the fields q (or batch_size, dataset_size), sigma,\n"
             f"steps (or epochs, step_convention). At most {MAX_STEPS} steps in all; delta >= 1e-40.\n"
-            "Exit codes: 0 certified, 1 the two computations disagree, 2 bad input."
+            "Verdicts and exit codes: 0 certified (both ends proven, finite and not vacuous; the bracket\n"
+            "meets the tolerance or says how many times wider it is), 1 inconsistent (an informative\n"
+            "independent estimate misses the proven bracket), 2 bad input, 3 partial (a proven end is\n"
+            "vacuous: no finite upper end, or a lower end 0 that is not known to be exact)."
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

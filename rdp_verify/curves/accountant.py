@@ -20,16 +20,27 @@ directed rounding) bracket the true curve in both directions:
 * ε_lower(δ): a point where some direction's δ_lower > δ, verified the same way (below it the true
   curve is above δ, so ε(δ) ≥ ε_lower).
 
-**Choosing the grid.** The bracket's width is second order in h and grows with T (each step shifts
-the mean loss by O(h²)). :func:`bracket` starts on a coarse grid, measures the width, and refines h
-(width ∝ h²) until the relative width meets the tolerance. The fixed-point bits follow from δ
-(40 guard bits below its scale); the truncation allowance is tolerance·δ/50. These choices only trade
-accuracy for time: every bracket is proven whatever they are, and the certificate records them.
+**q = 1.** A run whose every phase has q = 1 is the Gaussian mechanism with μ² = Σ T_i/σ_i²; its
+curve is bracketed in closed form (:mod:`rdp_verify.curves.gaussian`), with no grid.
 
-Cost: one discretisation per phase, O(n) Arb evaluations for n = (loss range)/h grid points; four
-compositions (two directions × two bounds) of about 2·log2(T) integer-polynomial products each, of
-length about (composed loss range)/h. For the issue's run (q = 256/60000, σ = 1.1, T = 14063,
-δ = 1e-5, tolerance 1e-3) h = 2e-4 and about 4·40 000 grid values; time grows like √T·/h·log T.
+**Choosing the grid.** Every bracket is proven whatever the grid is; the grid only decides the width.
+The first grid step comes from the size of one step's privacy loss (:func:`initial_step`: about a
+twentieth of its standard deviation, the resolution at which T composed steps meet a relative width
+of 1e-3, but at least 1/20000 and at most 1/400 of its range). :func:`bracket` then measures the
+width and refines h (the width is second order in h) along a path that depends only on the widths
+found, never on the tolerance asked for: a tighter tolerance walks the same path further, and the
+tightest bracket seen is returned, so a tighter tolerance never gives a wider bracket. Each
+refinement aims at the next rung of 1, 2, 5 × 10^−k at least three times below the width found. The
+fixed-point bits follow from δ (40 guard bits below its scale) and the truncation allowance is
+rung·δ/50 (at most 1e-3·δ/50). When the predicted cost of the next grid exceeds :data:`MAX_GRID`
+composed points or :data:`MAX_STEP_POINTS` points per step, the tightest bracket found is returned
+and the certificate states by how much it misses the tolerance.
+
+Cost: one discretisation per distinct (q, σ), O(n) Arb evaluations for n = (loss range)/h grid points;
+four compositions (two directions × two bounds) of about 2·log2(T) integer-polynomial products each, of
+length about (composed loss range)/h. For the run of TF Privacy's MNIST tutorial (q = 256/60000,
+σ = 1.1, T = 14063, δ = 1e-5) h = 2.5e-4, about 25 000 points per step and 40 000 composed; time
+grows like √T/h·log T.
 """
 
 from __future__ import annotations
@@ -42,21 +53,26 @@ from typing import Any, Callable, Iterable, Sequence
 
 from flint import arb, ctx
 
-from ..foundations.inputs import InputError, Phase
-from ..foundations.results import arb_to_bounded
+from ..foundations.inputs import InputError, Phase, fraction_text
+from ..foundations.results import arb_to_bounded, to_arb
 from .compose import PLD, Budget, compose, delta_at, epsilon_root, products_needed
-from .discretize import StepPLD, discretize, grid_range
+from .discretize import Grid, StepPLD, discretize, grid_range, loss_scale
+from .gaussian import GaussianCurve, is_gaussian_run
 
 __all__ = ["DIRECTIONS", "MAX_STEPS", "DELTA_MIN", "Settings", "Curves", "Bracket", "compose_run",
-           "delta_bracket", "epsilon_bracket", "bracket", "check_run", "default_settings"]
+           "delta_bracket", "epsilon_bracket", "bracket", "check_run", "default_settings", "initial_step"]
 
 DIRECTIONS = ("remove", "add")
 MAX_STEPS = 10**6  # the largest total number of steps supported (and tested)
 DELTA_MIN = Fraction(1, 10**40)  # the smallest δ supported
 DEFAULT_TOLERANCE = Fraction(1, 1000)
-MAX_REFINEMENTS = 4
+MAX_REFINEMENTS = 6
 MAX_GRID = 4 * 10**6  # grid points of a composed PLD we accept to compute (memory: about 100 MB each)
+MAX_STEP_POINTS = 4 * 10**5  # grid points of one step's discretisation (about 40 s of Arb evaluations)
+FIRST_RUNG = Fraction(1, 1000)  # the truncation allowance of the first grid is 1e-3·δ/50
 NICE = (1, Fraction(5, 4), 2, Fraction(5, 2), 4, 5, 8)  # grid steps are these times a power of ten
+RUNGS = (5, 2, 1)  # refinements aim at widths of 5, 2, 1 × 10^−k
+GUARD_BITS = 40  # rounding adds at most (products)·(length)·2^−bits ≈ 2^22·2^−bits to δ: far below tolerance·δ
 
 
 @dataclass(frozen=True)
@@ -69,7 +85,6 @@ class Settings:
     tail: Fraction  # single-step tail mass left beyond the grid, per step (moved to +∞ or dropped)
 
     def to_json(self) -> dict[str, Any]:
-        from ..foundations.inputs import fraction_text
         return {"grid_step": fraction_text(self.grid_step), "fixed_point_bits": self.bits,
                 "truncation_allowance": fraction_text(self.truncation), "single_step_tail": fraction_text(self.tail)}
 
@@ -100,16 +115,28 @@ class Curves:
             self.seconds += time.perf_counter() - start
         return self.plds[key]
 
+    def longest(self) -> int:
+        """The longest composed PLD so far (grid points)."""
+        return max((p.length for p in self.plds.values()), default=0)
+
 
 @dataclass(frozen=True)
 class Bracket:
-    """A proven interval [lower, upper] (upper may be None: +∞, no bound) and how it was obtained."""
+    """A proven interval [lower, upper] (upper may be None: +∞, no bound) and how it was obtained.
+
+    ``curves`` is the run's :class:`Curves` (discrete pairs) or :class:`GaussianCurve` (q = 1, closed
+    form); ``refinements`` lists every grid tried (empty for the closed form).
+    """
 
     lower: Fraction
     upper: Fraction | None
     by_direction: dict[str, tuple[Fraction, Fraction | None]]
-    curves: Curves
+    curves: Curves | GaussianCurve
     refinements: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def method(self) -> str:
+        return "closed form" if isinstance(self.curves, GaussianCurve) else "discrete pairs"
 
     def relative_width(self) -> Fraction | None:
         if self.upper is None:
@@ -159,11 +186,10 @@ def _nice_below(x: float) -> Fraction:
     return Fraction(NICE[-1]) * Fraction(10) ** (e - 1)
 
 
-GUARD_BITS = 40  # rounding adds at most (products)·(length)·2^−bits ≈ 2^22·2^−bits to δ: far below tolerance·δ
-
-
-def _bits_for(delta: float) -> int:
-    return 32 * math.ceil((GUARD_BITS + math.log2(1 / max(delta, 1e-300))) / 32)
+def _bits_for(delta: Fraction) -> int:
+    """Fixed-point bits: GUARD_BITS below δ's scale, a multiple of 32 (exact: no float for tiny δ)."""
+    scale = max(0, delta.denominator.bit_length() - delta.numerator.bit_length() + 1)  # ≥ log2(1/δ)
+    return 32 * math.ceil((GUARD_BITS + scale) / 32)
 
 
 def _short(x: Fraction) -> Fraction:
@@ -173,12 +199,23 @@ def _short(x: Fraction) -> Fraction:
 
 
 def default_settings(phases: Sequence[Phase], grid_step: Fraction, delta_scale: Fraction,
-                     tolerance: Fraction = DEFAULT_TOLERANCE) -> Settings:
-    """Settings for a run whose δ is about ``delta_scale`` (truncation well below tolerance·δ)."""
+                     rung: Fraction = FIRST_RUNG) -> Settings:
+    """Settings for a run whose δ is about ``delta_scale``: truncation rung·δ/50, so its share of the
+    width stays far below the rung aimed at."""
     steps = sum(p.steps for p in phases)
-    allowance = _short(Fraction(tolerance) * Fraction(delta_scale) / 50)
-    return Settings(grid_step=grid_step, bits=_bits_for(float(delta_scale)), truncation=allowance,
+    allowance = _short(min(Fraction(rung), FIRST_RUNG) * Fraction(delta_scale) / 50)
+    return Settings(grid_step=grid_step, bits=_bits_for(Fraction(delta_scale)), truncation=allowance,
                     tail=_short(allowance / (10 * steps)))
+
+
+def initial_step(phases: Sequence[Phase], tail: Fraction) -> Fraction:
+    """The first grid step (module docstring): per distinct step, a twentieth of the loss's standard
+    deviation, clamped to [range/20000, range/400]; the smallest over the steps, rounded to a nice decimal."""
+    steps = []
+    for q, sigma in dict.fromkeys((p.q, p.sigma) for p in phases):
+        width, spread = loss_scale(q, sigma, tail)
+        steps.append(min(max(spread / 20, width / 20000), width / 400))
+    return _nice_below(min(steps))
 
 
 Mapper = Callable[[Callable[[Any], Any], list[Any]], Iterable[Any]]
@@ -187,7 +224,7 @@ Mapper = Callable[[Callable[[Any], Any], list[Any]], Iterable[Any]]
 def _discretize_step(args: tuple[Fraction, Fraction, Settings]) -> StepPLD:
     """One distinct (q, σ) step of a run, discretised with the run's settings (a picklable task)."""
     q, sigma, settings = args
-    return discretize(q, sigma, grid_range(q, sigma, settings.grid_step, float(settings.tail)), settings.bits)
+    return discretize(q, sigma, grid_range(q, sigma, settings.grid_step, settings.tail), settings.bits)
 
 
 def compose_run(phases: Sequence[Phase], settings: Settings, mapper: Mapper = map) -> Curves:
@@ -222,7 +259,7 @@ def _exact(x: arb) -> Fraction:
     return arb_to_bounded(x).value
 
 
-def delta_bracket(curves: Curves, epsilon: Fraction) -> Bracket:
+def delta_bracket(curves: Curves | GaussianCurve, epsilon: Fraction) -> Bracket:
     """Proven [δ_lower(ε), δ_upper(ε)] of the run at ε (module docstring).
 
     A direction's lower bound is composed only if its upper bound exceeds the best lower bound so
@@ -230,6 +267,9 @@ def delta_bracket(curves: Curves, epsilon: Fraction) -> Bracket:
     """
     _check_epsilon(epsilon)
     epsilon = Fraction(epsilon)
+    if isinstance(curves, GaussianCurve):  # both directions have the same curve
+        low, up = curves.delta_bounds(epsilon)
+        return Bracket(low, up, {d: (low, up) for d in DIRECTIONS}, curves)
     with ctx.workprec(curves.prec):  # ends of balls are rounded at the working precision
         uppers = {d: min(_exact(delta_at(curves.pld(d, "upper"), epsilon, curves.prec).upper()), Fraction(1))
                   for d in DIRECTIONS}
@@ -246,17 +286,17 @@ def delta_bracket(curves: Curves, epsilon: Fraction) -> Bracket:
 
 
 def _verified_root(p: PLD, delta: Fraction, prec: int, side: str) -> Fraction | None:
-    """An ε with δ_p(ε) ≤ δ proven (side "upper") or δ_p(ε) > δ proven (side "lower"); None: +∞ / none."""
+    """An ε ≥ 0 with δ_p(ε) ≤ δ proven (side "upper"; None: no finite one) or with δ_p(ε) > δ proven
+    (side "lower"; 0 when none is found, a trivially true lower end)."""
+    target = to_arb(delta)
     root = epsilon_root(p, delta, prec)
     if side == "upper":
-        if root is None:
-            return Fraction(0)
-        if not root.is_finite():
-            return None
-        eps = max(_exact(root.upper()), Fraction(0))
+        if root is not None and not root.is_finite():
+            return None  # the mass at +∞ alone exceeds δ
+        eps = Fraction(0) if root is None else max(_exact(root.upper()), Fraction(0))
         step = max(abs(eps), Fraction(1)) / 2 ** 60
         for _ in range(200):
-            if delta_at(p, eps, prec).upper() <= _exact_arb(delta):
+            if delta_at(p, eps, prec).upper() <= target:
                 return eps
             eps += step
             step *= 2
@@ -268,25 +308,23 @@ def _verified_root(p: PLD, delta: Fraction, prec: int, side: str) -> Fraction | 
     for _ in range(200):
         if eps <= 0:
             return Fraction(0)
-        if delta_at(p, eps, prec).lower() > _exact_arb(delta):
+        if delta_at(p, eps, prec).lower() > target:
             return eps
         eps -= step
         step *= 2
     return Fraction(0)
 
 
-def _exact_arb(x: Fraction) -> arb:
-    from ..foundations.results import to_arb
-    return to_arb(x)
-
-
-def epsilon_bracket(curves: Curves, delta: Fraction) -> Bracket:
+def epsilon_bracket(curves: Curves | GaussianCurve, delta: Fraction) -> Bracket:
     """Proven [ε_lower(δ), ε_upper(δ)] of the run (module docstring); upper None means no finite bound.
 
     As in :func:`delta_bracket`, a direction's lower bound is composed only when it could decide.
     """
     _check_delta(delta)
     delta = Fraction(delta)
+    if isinstance(curves, GaussianCurve):
+        low, up = curves.epsilon_bounds(delta)
+        return Bracket(low, up, {d: (low, up) for d in DIRECTIONS}, curves)
     with ctx.workprec(curves.prec):
         uppers = {d: _verified_root(curves.pld(d, "upper"), delta, curves.prec, "upper") for d in DIRECTIONS}
         per: dict[str, tuple[Fraction, Fraction | None]] = {}
@@ -315,18 +353,25 @@ def _relative_width(b: Bracket) -> float:
     return float((b.upper - b.lower) / b.upper)
 
 
-def _longest(curves: Curves) -> int:
-    return max(p.length for p in curves.plds.values())
+def _next_rung(width: float) -> Fraction:
+    """The largest of 5, 2, 1 × 10^−k at least three times below ``width`` (at most 0.1)."""
+    e = math.floor(math.log10(min(width, 1.0) / 3))
+    for m in RUNGS:
+        value = Fraction(m) * Fraction(10) ** e
+        if value <= Fraction(width) / 3:
+            return min(value, Fraction(1, 10))
+    return min(Fraction(5) * Fraction(10) ** (e - 1), Fraction(1, 10))
 
 
 def bracket(phases: Sequence[Phase], *, delta: Fraction | None = None, epsilon: Fraction | None = None,
             tolerance: Fraction = DEFAULT_TOLERANCE, settings: Settings | None = None, mapper: Mapper = map) -> Bracket:
     """Proven bracket of ε(δ) (given ``delta``) or of δ(ε) (given ``epsilon``) for the run.
 
-    With ``settings`` the curve is composed once with them (how a certificate is re-checked);
-    otherwise the grid is refined until the relative width is at most ``tolerance`` (module
-    docstring). ``refinements`` records every attempt: grid step, width, seconds and PLD length.
-    ``mapper`` is handed to :func:`compose_run`.
+    A run with q = 1 in every phase is bracketed in closed form. Otherwise, with ``settings`` the curve
+    is composed once with them (how a certificate is re-checked); without, the grid is refined until
+    the relative width is at most ``tolerance`` or the next grid would be too large, and the
+    tightest bracket found is returned (module docstring). ``refinements`` records every attempt:
+    grid step, width, seconds and PLD length. ``mapper`` is handed to :func:`compose_run`.
     """
     phases = check_run(phases)
     if (delta is None) == (epsilon is None):
@@ -338,6 +383,9 @@ def bracket(phases: Sequence[Phase], *, delta: Fraction | None = None, epsilon: 
     tol = Fraction(tolerance)
     if not 0 < tol < 1:
         raise InputError(f"tolerance={tolerance} must lie strictly between 0 and 1")
+    if is_gaussian_run(phases):
+        curve = GaussianCurve(phases)
+        return epsilon_bracket(curve, delta) if delta is not None else delta_bracket(curve, epsilon)
 
     def evaluate(s: Settings) -> Bracket:
         curves = compose_run(phases, s, mapper)
@@ -346,28 +394,33 @@ def bracket(phases: Sequence[Phase], *, delta: Fraction | None = None, epsilon: 
     if settings is not None:
         return evaluate(settings)
     steps = sum(p.steps for p in phases)
-    h = _nice_below(min(0.02, 0.1 / math.sqrt(steps)))
     scale = Fraction(delta) if delta is not None else Fraction(1, 10**10)  # δ's size, until a bracket tells it
+    rung = FIRST_RUNG
+    h = initial_step(phases, default_settings(phases, Fraction(1), scale).tail)
     history: list[dict[str, Any]] = []
-    result = None
+    best: Bracket | None = None
     for attempt in range(MAX_REFINEMENTS + 1):
-        s = default_settings(phases, h, scale, tol)
+        s = default_settings(phases, h, scale, rung)
         result = evaluate(s)
         width = _relative_width(result)
         history.append({"grid_step": h, "relative_width": width, "seconds": round(result.curves.seconds, 3),
-                        "composed_length": _longest(result.curves)})
+                        "composed_length": result.curves.longest()})
         if delta is None:  # δ(ε): a scale far above δ would cut off too much; redo with the right one
-            new_scale = max(result.lower if result.lower > 0 else result.upper, DELTA_MIN)
+            new_scale = max(result.lower if result.lower > 0 else (result.upper or scale), DELTA_MIN)
             if new_scale < scale / 100 and attempt < MAX_REFINEMENTS:
                 scale = new_scale
                 continue
-            scale = min(scale, new_scale)
+        if best is None or width <= _relative_width(best):
+            best = result
         if width <= float(tol):
             break
         # width ∝ h² once the grid resolves the curve; a very wide bracket is not there yet
-        shrink = math.sqrt(0.6 * float(tol) / width) if math.isfinite(width) and 0 < width < 0.1 else 0.25
-        new_h = _nice_below(float(h) * min(shrink, 0.8))
-        if _longest(result.curves) * float(h / new_h) > MAX_GRID:
-            break  # finer grids would not fit: return the proven, wider bracket
-        h = new_h
-    return Bracket(result.lower, result.upper, result.by_direction, result.curves, history)
+        target = _next_rung(width)
+        shrink = math.sqrt(0.6 * float(target) / width) if width < 0.5 else 0.1
+        new_h = _nice_below(float(h) * min(max(shrink, 0.1), 0.8))
+        factor = float(h / new_h)
+        if (result.curves.longest() * factor > MAX_GRID
+                or max(st.grid.size for st in result.curves.steps) * factor > MAX_STEP_POINTS):
+            break  # finer grids would not fit: return the tightest proven bracket found
+        h, rung = new_h, min(rung, target)
+    return Bracket(best.lower, best.upper, best.by_direction, best.curves, history)

@@ -2,11 +2,25 @@
 
 :func:`certify_run` brackets ε(δ) (or δ(ε)) with :func:`rdp_verify.curves.accountant.bracket`,
 cross-checks it against the independent estimate of :mod:`rdp_verify.curves.crosscheck` at one ε,
-and seals the result (schema ``privacy-curve-v1``, content hash as for every certificate). The
-verdict is ``certified`` only if the estimate ± its error meets the proven bracket there; otherwise
-``inconsistent`` and the command exits 1: rdp_verify never prints an (ε, δ) whose two computations
-disagree. :func:`check_run_certificate` recomputes the bracket with the recorded settings (the
-computation is deterministic: exact integers) and confirms every claim.
+and seals the result (schema ``privacy-curve-v2``, content hash as for every certificate).
+
+**Verdicts** (:func:`verdict_of`), decided by what was proven:
+
+* ``inconsistent`` (the CLI exits 1): the estimate is *informative* — its error is at most a tenth of
+  the δ it is held against (the given δ, or the proven lower end of δ(ε)) — and misses the proven
+  bracket. rdp_verify never certifies an (ε, δ) whose two computations disagree. An uninformative
+  estimate never decides: it is reported, and the verdict follows the proof alone.
+* ``partial`` (exit 3): a proven end is vacuous — no finite upper end of ε; a lower end 0 of ε while
+  the upper end is positive (ε > 0 is not proven, or ε = 0 is not proven either); a lower end 0 of
+  δ(ε) (δ(ε) > 0 always holds for these mechanisms) or an upper end 1. ``verdict_reason`` says which.
+* ``certified`` (exit 0): both ends proven and finite, not vacuous; ``tolerance_met`` says whether the
+  relative width meets the tolerance, and ``shortfall`` by how much it misses.
+
+:func:`check_run_certificate` re-verifies every field of the certificate: the grid ranges are
+recomputed from the settings, the bracket is recomputed with them (exact integers: the same on every
+machine) and must lie inside the claimed one, the derived fields (widths, tolerance, the cross-check's
+booleans, the verdict) are re-derived from the claimed fields, and the estimate is recomputed at the
+claimed point. :data:`NOT_VERIFIED` lists the fields it records but does not check.
 """
 
 from __future__ import annotations
@@ -18,15 +32,24 @@ from .. import __version__
 from ..certificates.certificate import integrity_errors, seal
 from ..foundations.decimals import decimal_text
 from ..foundations.inputs import InputError, Phase, fraction_text, parse_q, parse_rational, parse_run_sigma
-from .accountant import DEFAULT_TOLERANCE, Bracket, Settings, bracket, delta_bracket
+from .accountant import DEFAULT_TOLERANCE, Bracket, Curves, Settings, bracket, delta_bracket
 from .crosscheck import Estimate, estimate_delta
+from .discretize import grid_range, precision
+from .gaussian import GaussianCurve
 
-__all__ = ["FORMAT", "SCHEMA", "certify_run", "certificate_of", "check_run_certificate", "DIGITS"]
+__all__ = ["FORMAT", "FORMAT_VERSION", "SCHEMA", "NOT_VERIFIED", "certify_run", "certificate_of",
+           "check_run_certificate", "verdict_of", "DIGITS"]
 
 FORMAT = "rdp_verify privacy curve"
-FORMAT_VERSION = 1
-SCHEMA = "privacy-curve-v1"
+FORMAT_VERSION = 2
+SCHEMA = "privacy-curve-v2"
 DIGITS = 12  # significant digits of printed bounds, rounded outward
+INFORMATIVE = Fraction(1, 10)  # an estimate decides only if its error is at most this fraction of δ
+MECHANISM = "adaptive composition of the Sampled Gaussian Mechanism SG_{q,sigma} over the steps of a run"
+
+# recorded, but not re-verified by check_run_certificate (JSON paths; * matches any key or index)
+NOT_VERIFIED = ("software.rdp_verify", "work.refinements.*.grid_step", "work.refinements.*.relative_width",
+                "cross_check.details.saddle_point", "cross_check.details.cut", "cross_check.details.mu")
 
 ASSUMPTIONS = {
     "sampling": "Poisson sampling with rate q in every step (each record joins each batch independently)",
@@ -37,17 +60,27 @@ ASSUMPTIONS = {
 }
 
 PROOFS = {
-    "upper": ("Connect-the-dots (Doroshenko, Ghazi, Kamath, Kumar, Manurangsi 2022): per step, the pair whose curve "
-              "interpolates the exact hockey-stick curve (Gaussian CDFs in Arb) at the grid dominates the step; "
-              "tail mass beyond the grid goes to loss +infinity. Composed by exact integer convolution, masses "
-              "rounded up and mass cut off moved to +infinity, so every delta read off is an upper bound; "
-              "epsilon_upper is verified by evaluating delta there."),
-    "lower": ("Lowered chords: per step, a convex piecewise-linear curve below the exact one (each cell verified in "
-              "Arb by a Taylor or tangent bound, kinks proven convex, the trivial curve (1 - x)_+ as floor) is the "
-              "curve of a pair the step dominates (Blackwell). Composed by exact integer convolution, masses "
-              "rounded down and mass cut off dropped, so every delta read off is a lower bound; below "
-              "epsilon_lower the true curve is proven above delta."),
-    "directions": "delta(epsilon) = max over the add and remove directions; both are bracketed",
+    "discrete pairs": {
+        "upper": ("Connect-the-dots (Doroshenko, Ghazi, Kamath, Kumar, Manurangsi 2022): per step, the pair whose "
+                  "curve interpolates the exact hockey-stick curve (Gaussian CDFs in Arb) at the grid dominates the "
+                  "step; tail mass beyond the grid goes to loss +infinity. Composed by exact integer convolution, "
+                  "masses rounded up and mass cut off moved to +infinity, so every delta read off is an upper bound; "
+                  "epsilon_upper is verified by evaluating delta there."),
+        "lower": ("Lowered chords: per step, a convex piecewise-linear curve below the exact one (each cell verified "
+                  "in Arb by a Taylor or tangent bound, kinks proven convex, the trivial curve (1 - x)_+ as floor) is "
+                  "the curve of a pair the step dominates (Blackwell). Composed by exact integer convolution, masses "
+                  "rounded down and mass cut off dropped, so every delta read off is a lower bound; below "
+                  "epsilon_lower the true curve is proven above delta."),
+        "directions": "delta(epsilon) = max over the add and remove directions; both are bracketed",
+    },
+    "closed form": {
+        "upper": ("q = 1 in every phase: the run is the Gaussian mechanism with mu^2 = sum T_i/sigma_i^2 (Dong, Roth, "
+                  "Su 2022, Corollary 3.3), whose curve is delta(epsilon) = Phi(-epsilon/mu + mu/2) - "
+                  "e^epsilon Phi(-epsilon/mu - mu/2) (Balle & Wang 2018, Theorem 8), evaluated in Arb ball "
+                  "arithmetic; epsilon_upper is a point where the ball lies at or below delta."),
+        "lower": "The same ball arithmetic: at epsilon_lower the ball lies above delta, and the curve is decreasing.",
+        "directions": "Both directions have the same curve (the Gaussian pair is symmetric)",
+    },
 }
 
 
@@ -60,7 +93,29 @@ def _phases_json(phases: Sequence[Phase]) -> list[dict[str, Any]]:
     return [{"q": fraction_text(p.q), "sigma": fraction_text(p.sigma), "steps": p.steps} for p in phases]
 
 
-def _check_point(result: Bracket, delta: Fraction | None, epsilon: Fraction | None) -> Fraction:
+def _width(lower: Fraction, upper: Fraction | None) -> Fraction | None:
+    if upper is None:
+        return None
+    return Fraction(0) if upper == 0 else (upper - lower) / upper
+
+
+def _bracket_json(lower: Fraction, upper: Fraction | None, tolerance: Fraction) -> dict[str, Any]:
+    """The printed (outward-rounded) ends and the fields derived from them."""
+    printed = _interval(lower, upper)
+    return {**printed, **_derived(printed, tolerance)}
+
+
+def _derived(printed: dict[str, Any], tolerance: Fraction) -> dict[str, Any]:
+    """relative_width, tolerance_met and shortfall of printed ends (so a check re-derives them exactly)."""
+    upper = None if printed["upper"] is None else Fraction(printed["upper"])
+    width = _width(Fraction(printed["lower"]), upper)
+    met = width is not None and width <= tolerance
+    return {"relative_width": None if width is None else decimal_text(width, 3, "up"),
+            "tolerance_met": met,
+            "shortfall": None if met or width is None else decimal_text(width / tolerance, 3, "up")}
+
+
+def _check_point(result: Bracket, epsilon: Fraction | None) -> Fraction:
     """Where to cross-check: the given ε, or a short decimal in the middle of the ε bracket."""
     if epsilon is not None:
         return epsilon
@@ -74,26 +129,69 @@ def _check_point(result: Bracket, delta: Fraction | None, epsilon: Fraction | No
     return mid
 
 
-def _cross_check(result: Bracket, point: Fraction, given_epsilon: bool) -> dict[str, Any]:
-    at = result if given_epsilon else delta_bracket(result.curves, point)  # the proven δ bracket at the point
-    est: Estimate = estimate_delta(result.curves.phases, point)
-    consistent = est.lower <= at.upper and at.lower <= est.upper
-    # a check can only fail if the estimate's error is small against δ itself
-    informative = est.error <= max(at.upper, Fraction(0)) / 10
-    return {
+def _cross_check_json(est: Estimate, point: Fraction, proven: tuple[Fraction, Fraction | None],
+                      reference: Fraction) -> dict[str, Any]:
+    cross = {
         "method": est.method,
         "bound_kind": "estimate",
         "epsilon": fraction_text(point),
         "estimate": {"value": decimal_text(est.value, DIGITS), "error_bound": decimal_text(est.error, 3, "up")},
-        "proven_delta": _interval(at.lower, at.upper),
-        "consistent": consistent,
-        "informative": informative,
+        "proven_delta": _interval(*proven),
+        "informative_below": decimal_text(reference * INFORMATIVE, 3, "down"),
         "details": {k: (str(v) if not isinstance(v, (int, float, str)) else v) for k, v in est.details.items()},
     }
+    return {**cross, **_judged(cross)}
 
 
-def _settings_json(s: Settings) -> dict[str, Any]:
-    return s.to_json()
+def _judged(cross: dict[str, Any]) -> dict[str, bool]:
+    """consistent and informative, from the printed estimate, proven interval and threshold."""
+    value, error = Fraction(cross["estimate"]["value"]), Fraction(cross["estimate"]["error_bound"])
+    lower = Fraction(cross["proven_delta"]["lower"])
+    upper = None if cross["proven_delta"]["upper"] is None else Fraction(cross["proven_delta"]["upper"])
+    consistent = lower <= value + error and (upper is None or value - error <= upper)
+    return {"consistent": consistent, "informative": error <= Fraction(cross["informative_below"])}
+
+
+def verdict_of(quantity: str, bracket_json: dict[str, Any], cross: dict[str, Any]) -> tuple[str, str]:
+    """(verdict, reason) from the printed bracket and the cross-check (module docstring)."""
+    if cross["informative"] and not cross["consistent"]:
+        return "inconsistent", (f"the independent estimate of delta({cross['epsilon']}) is informative and misses "
+                                "the proven bracket: nothing is certified")
+    lower = Fraction(bracket_json["lower"])
+    upper = None if bracket_json["upper"] is None else Fraction(bracket_json["upper"])
+    if quantity == "epsilon":
+        if upper is None:
+            return "partial", "upper end: no finite bound (the mass at loss +infinity alone exceeds delta)"
+        if lower == 0 and upper > 0:
+            return "partial", "lower end 0: neither epsilon > 0 nor epsilon = 0 is proven at this grid"
+    else:
+        if lower == 0:
+            return "partial", "lower end 0: delta(epsilon) > 0 holds but no positive lower bound was proven"
+        if upper is not None and upper >= 1:
+            return "partial", "upper end 1: no bound below the trivial one"
+    how = "within the tolerance" if bracket_json["tolerance_met"] else \
+        f"{bracket_json['shortfall']} times wider than the tolerance"
+    return "certified", f"both ends proven and finite, {how}"
+
+
+def _settings_json(curves: Curves | GaussianCurve) -> dict[str, Any]:
+    if isinstance(curves, GaussianCurve):
+        return {"mu_squared": fraction_text(curves.mu_squared)}
+    s = curves.settings
+    return {**s.to_json(), "arb_precision_bits": precision(s.bits, s.grid_step),
+            "grids": [{"q": fraction_text(st.q), "sigma": fraction_text(st.sigma), "k_lo": st.grid.k_lo,
+                       "k_hi": st.grid.k_hi} for st in curves.steps]}
+
+
+def _work_json(result: Bracket) -> dict[str, Any]:
+    if isinstance(result.curves, GaussianCurve):
+        return {"grid_points_per_step": [], "composed_length": 0, "refinements": []}
+    return {"grid_points_per_step": [s.grid.size for s in result.curves.steps],
+            "composed_length": result.curves.longest(),
+            "refinements": [{"grid_step": fraction_text(r["grid_step"]),
+                             "relative_width": decimal_text(Fraction(r["relative_width"]), 3, "up")
+                             if r["relative_width"] != float("inf") else None}
+                            for r in result.refinements]}
 
 
 def certify_run(phases: Sequence[Phase], *, delta: Fraction | None = None, epsilon: Fraction | None = None,
@@ -103,77 +201,174 @@ def certify_run(phases: Sequence[Phase], *, delta: Fraction | None = None, epsil
     return certificate_of(result, delta=delta, epsilon=epsilon, tolerance=tolerance)
 
 
+def _proven_at(result: Bracket, point: Fraction, given_epsilon: bool) -> tuple[Fraction, Fraction | None]:
+    at = result if given_epsilon else delta_bracket(result.curves, point)
+    return at.lower, at.upper
+
+
 def certificate_of(result: Bracket, *, delta: Fraction | None = None, epsilon: Fraction | None = None,
                    tolerance: Fraction = DEFAULT_TOLERANCE) -> dict[str, Any]:
     """Cross-check a computed bracket and seal it (see :func:`certify_run`)."""
-    point = _check_point(result, delta, epsilon)
-    cross = _cross_check(result, point, given_epsilon=epsilon is not None)
+    tolerance = Fraction(tolerance)
+    point = _check_point(result, epsilon)
+    proven = _proven_at(result, point, given_epsilon=epsilon is not None)
+    reference = delta if delta is not None else proven[0]
+    cross = _cross_check_json(estimate_delta(result.curves.phases, point, proven[1]), point, proven, reference)
     quantity = "epsilon" if delta is not None else "delta"
-    width = result.relative_width()
+    printed = _bracket_json(result.lower, result.upper, tolerance)
+    verdict, reason = verdict_of(quantity, printed, cross)
     cert = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
-        "mechanism": "adaptive composition of the Sampled Gaussian Mechanism SG_{q,sigma} over the steps of a run",
+        "mechanism": MECHANISM,
         "inputs": {"phases": _phases_json(result.curves.phases),
                    **({"delta": fraction_text(delta)} if delta is not None else {"epsilon": fraction_text(epsilon)}),
-                   "tolerance": fraction_text(Fraction(tolerance))},
+                   "tolerance": fraction_text(tolerance)},
         "assumptions": ASSUMPTIONS,
-        "settings": _settings_json(result.curves.settings),
-        quantity: {**_interval(result.lower, result.upper),
-                   "relative_width": None if width is None else decimal_text(width, 3, "up"),
-                   "tolerance_met": width is not None and width <= Fraction(tolerance)},
+        "method": result.method,
+        "settings": _settings_json(result.curves),
+        quantity: printed,
         "directions": {d: _interval(lo, up) for d, (lo, up) in sorted(result.by_direction.items())},
-        "proofs": PROOFS,
+        "proofs": PROOFS[result.method],
         "cross_check": cross,
-        "work": {"grid_points_per_step": [s.grid.size for s in result.curves.steps],
-                 "composed_length": max(p.length for p in result.curves.plds.values()),
-                 "refinements": [{"grid_step": fraction_text(r["grid_step"]),
-                                  "relative_width": decimal_text(Fraction(r["relative_width"]), 3, "up")
-                                  if r["relative_width"] != float("inf") else None}
-                                 for r in result.refinements]},
-        "verdict": "certified" if cross["consistent"] else "inconsistent",
+        "work": _work_json(result),
+        "verdict": verdict,
+        "verdict_reason": reason,
         "software": {"rdp_verify": __version__},
     }
     return seal(cert, SCHEMA)
 
 
+# -- re-verification ---------------------------------------------------------------------------------
+
 def _fraction(text: str | None) -> Fraction | None:
     return None if text is None else Fraction(text)
 
 
+def _contains(claim: dict[str, Any], fresh: dict[str, Any]) -> bool:
+    """The claimed interval contains the fresh one (a looser claim is still true)."""
+    if Fraction(claim["lower"]) > Fraction(fresh["lower"]):
+        return False
+    return claim["upper"] is None or (fresh["upper"] is not None and Fraction(fresh["upper"]) <= Fraction(claim["upper"]))
+
+
+def _parse_settings(cert: dict[str, Any]) -> tuple[Settings | None, list[str]]:
+    s = cert["settings"]
+    if cert["method"] == "closed form":
+        return None, []
+    settings = Settings(parse_rational(s["grid_step"], "grid_step"), s["fixed_point_bits"],
+                        parse_rational(s["truncation_allowance"], "truncation_allowance"),
+                        parse_rational(s["single_step_tail"], "single_step_tail"))
+    problems = []
+    if s["arb_precision_bits"] != precision(settings.bits, settings.grid_step):
+        problems.append("settings.arb_precision_bits: not derived from fixed_point_bits and grid_step")
+    return settings, problems
+
+
 def check_run_certificate(cert: Any) -> list[str]:
-    """Every problem found, as ``field: reason`` lines; empty means confirmed (recomputed and contained)."""
+    """Every problem found, as ``field: reason`` lines; empty means every field but :data:`NOT_VERIFIED`
+    was recomputed or re-derived and confirmed."""
+    if isinstance(cert, dict) and cert.get("format_version") == 1:
+        return ["format_version: version 1 privacy-curve certificates record no grid range and cannot be "
+                "re-verified; regenerate the certificate with this version of rdp_verify"]
     broken = integrity_errors(cert, SCHEMA)
     if broken:
         return broken
     inp = cert["inputs"]
     try:
         phases = [Phase(parse_q(p["q"]), parse_run_sigma(p["sigma"]), p["steps"]) for p in inp["phases"]]
-        s = cert["settings"]
-        settings = Settings(parse_rational(s["grid_step"], "grid_step"), s["fixed_point_bits"],
-                            parse_rational(s["truncation_allowance"], "truncation_allowance"),
-                            parse_rational(s["single_step_tail"], "single_step_tail"))
         delta = parse_rational(inp["delta"], "delta") if "delta" in inp else None
         epsilon = parse_rational(inp["epsilon"], "epsilon") if "epsilon" in inp else None
         tolerance = parse_rational(inp["tolerance"], "tolerance")
+        settings, problems = _parse_settings(cert)
     except (InputError, KeyError, TypeError) as exc:
         return [f"inputs: {exc}"]
-    fresh = certify_run(phases, delta=delta, epsilon=epsilon, tolerance=tolerance, settings=settings)
-    problems = []
+    gaussian = all(p.q == 1 for p in phases)
+    if cert["method"] != ("closed form" if gaussian else "discrete pairs"):
+        return problems + ["method: not the method for these phases"]
+    if settings is None:
+        if Fraction(cert["settings"]["mu_squared"]) != GaussianCurve(tuple(phases)).mu_squared:
+            problems.append("settings.mu_squared: not sum(steps/sigma^2) of the phases")
+    else:
+        pairs = list(dict.fromkeys((p.q, p.sigma) for p in phases))
+        recorded = cert["settings"]["grids"]
+        if [(Fraction(g["q"]), Fraction(g["sigma"])) for g in recorded] != pairs:
+            problems.append("settings.grids: not one grid per distinct (q, sigma) of the phases, in order")
+        else:
+            for i, ((q, sigma), g) in enumerate(zip(pairs, recorded)):
+                fresh_grid = grid_range(q, sigma, settings.grid_step, settings.tail)
+                for key in ("k_lo", "k_hi"):
+                    if g[key] != getattr(fresh_grid, key):
+                        problems.append(f"settings.grids.{i}.{key}: not confirmed by recomputation")
+    result = bracket(phases, delta=delta, epsilon=epsilon, tolerance=tolerance, settings=settings)
     quantity = "epsilon" if delta is not None else "delta"
-    claim, new = cert[quantity], fresh[quantity]
-    if Fraction(claim["lower"]) > Fraction(new["lower"]):
+    fresh = {**_interval(result.lower, result.upper)}
+    claim = cert[quantity]
+    if not _contains({"lower": claim["lower"], "upper": None}, fresh):
         problems.append(f"{quantity}.lower: not confirmed by recomputation")
-    if claim["upper"] is not None and (new["upper"] is None or Fraction(new["upper"]) > Fraction(claim["upper"])):
+    if not _contains({"lower": fresh["lower"], "upper": claim["upper"]}, fresh):
         problems.append(f"{quantity}.upper: not confirmed by recomputation")
+    for key, value in _derived(claim, tolerance).items():
+        if claim.get(key) != value:
+            problems.append(f"{quantity}.{key}: not derived from the certificate's own ends")
     for d, interval in cert["directions"].items():
-        fresh_d = fresh["directions"].get(d)
-        if fresh_d is None or Fraction(interval["lower"]) > Fraction(fresh_d["lower"]) or (
-                interval["upper"] is not None and Fraction(fresh_d["upper"]) > Fraction(interval["upper"])):
-            problems.append(f"directions.{d}: not confirmed by recomputation")
-    for key in ("verdict",):
-        if cert[key] != fresh[key]:
-            problems.append(f"{key}: not confirmed by recomputation")
-    if cert["cross_check"]["consistent"] != fresh["cross_check"]["consistent"]:
-        problems.append("cross_check.consistent: not confirmed by recomputation")
+        low, up = result.by_direction[d]
+        ends = _interval(low, up)
+        if not _contains({"lower": interval["lower"], "upper": None}, ends):
+            problems.append(f"directions.{d}.lower: not confirmed by recomputation")
+        if not _contains({"lower": ends["lower"], "upper": interval["upper"]}, ends):
+            problems.append(f"directions.{d}.upper: not confirmed by recomputation")
+    problems += _check_cross(cert, result, quantity, delta, epsilon)
+    verdict, reason = verdict_of(quantity, claim, cert["cross_check"])
+    if cert["verdict"] != verdict:
+        problems.append("verdict: not derived from the certificate's bracket and cross-check")
+    if cert["verdict_reason"] != reason:
+        problems.append("verdict_reason: not derived from the certificate's bracket and cross-check")
+    fixed = {"mechanism": MECHANISM, "assumptions": ASSUMPTIONS, "proofs": PROOFS[cert["method"]]}
+    for key, expected in fixed.items():
+        if cert[key] != expected:
+            problems.append(f"{key}: not the statement of this version")
+    work = _work_json(result)
+    for key in ("grid_points_per_step", "composed_length"):
+        if cert["work"][key] != work[key]:
+            problems.append(f"work.{key}: not confirmed by recomputation")
+    return problems
+
+
+def _check_cross(cert: dict[str, Any], result: Bracket, quantity: str, delta: Fraction | None,
+                 epsilon: Fraction | None) -> list[str]:
+    """The cross-check: the point lies in the claim, the proven δ there and the estimate are recomputed,
+    and consistent / informative are re-derived from the certificate's own numbers."""
+    cross, problems = cert["cross_check"], []
+    point = Fraction(cross["epsilon"])
+    if epsilon is not None and point != epsilon:
+        problems.append("cross_check.epsilon: not the given epsilon")
+    if epsilon is None:
+        lower, upper = _fraction(cert[quantity]["lower"]), _fraction(cert[quantity]["upper"])
+        if point < lower or (upper is not None and point > upper):
+            problems.append("cross_check.epsilon: outside the claimed epsilon bracket")
+    low, up = _proven_at(result, point, given_epsilon=epsilon is not None)
+    fresh_proven = _interval(low, up)
+    if not _contains({"lower": cross["proven_delta"]["lower"], "upper": None}, fresh_proven):
+        problems.append("cross_check.proven_delta.lower: not confirmed by recomputation")
+    if not _contains({"lower": fresh_proven["lower"], "upper": cross["proven_delta"]["upper"]}, fresh_proven):
+        problems.append("cross_check.proven_delta.upper: not confirmed by recomputation")
+    reference = delta if delta is not None else Fraction(cross["proven_delta"]["lower"])
+    if cross["informative_below"] != decimal_text(reference * INFORMATIVE, 3, "down"):
+        problems.append("cross_check.informative_below: not a tenth of delta")
+    est = estimate_delta(result.curves.phases, point, up)
+    if cross["method"] != est.method:
+        problems.append("cross_check.method: not the method this run takes")
+    if cross["bound_kind"] != "estimate":
+        problems.append("cross_check.bound_kind: the cross-check is an estimate")
+    claimed_value, claimed_error = Fraction(cross["estimate"]["value"]), Fraction(cross["estimate"]["error_bound"])
+    if abs(claimed_value - est.value) > claimed_error + est.error:
+        problems.append("cross_check.estimate.value: not confirmed by recomputation")
+    if claimed_error > 2 * est.error + Fraction(1, 10**300) or 2 * claimed_error < est.error:
+        problems.append("cross_check.estimate.error_bound: not confirmed by recomputation")
+    if "direction" in est.details and cross["details"].get("direction") != est.details["direction"]:
+        problems.append("cross_check.details.direction: not confirmed by recomputation")
+    for key, value in _judged(cross).items():
+        if cross[key] != value:
+            problems.append(f"cross_check.{key}: not derived from the certificate's estimate and proven delta")
     return problems

@@ -35,7 +35,7 @@ Its error is second order in h (Taylor), unlike rounding every loss down (first 
 H ↦ 1 − x + x·H(1/x) keeps both the interpolation and the dominance): its P-masses are the Q-masses
 p_k·e^{−kh} of the remove pair, at loss −kh.
 
-**Fixed point.** Masses are enclosed in Arb balls at ``bits + 64`` bits and written as integers in
+**Fixed point.** Masses are enclosed in Arb balls at :func:`precision` bits and written as integers in
 units of 2^−bits: the upper pair's rounded up (and the masses at ±∞ kept separately, rounded up), the
 lower pair's rounded down. Rounding up the masses of a dominating pair and down those of a dominated
 one keeps every δ computed from them on the safe side (:mod:`rdp_verify.curves.compose`).
@@ -48,12 +48,13 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+import mpmath
 from flint import arb, ctx
 
 from ..foundations.results import to_arb
 from .single_step import StepCurve
 
-__all__ = ["Grid", "StepPLD", "LowerPairError", "discretize", "grid_range"]
+__all__ = ["Grid", "StepPLD", "LowerPairError", "discretize", "grid_range", "loss_scale", "precision"]
 
 GUARD_BITS = 64  # Arb precision above the fixed-point bits: covers second-difference cancellation
 
@@ -301,16 +302,24 @@ def _lower_masses(curve: StepCurve, c: _Curve) -> tuple[list[arb], dict[str, Any
     for i in range(n - 1):
         u, v = c.f[i] - curve_values[i], c.f[i + 1] - curve_values[i + 1]
         on_floor = curve_values[i].is_zero() and curve_values[i + 1].is_zero()  # native 0: (1 − x)_+
-        if not (u.lower() >= 0 and v.lower() >= 0 and (on_floor or cells[i].holds(u, v))):
+        if on_floor:  # the floor (1 − x)_+ is below every curve: nothing to verify (u, v may round below 0)
+            continue
+        if not (u.lower() >= 0 and v.lower() >= 0 and cells[i].holds(u, v)):
             raise LowerPairError(f"lower pair: cell [{c.k[i]}h, {c.k[i + 1]}h] is not proven below H")
     checks = {"cells_verified": n - 1, "hull_vertices": len(chain), "floor_points": sum(floor),
               "cell_checks": checked}
     return masses, checks
 
 
+def precision(bits: int, h: Fraction) -> int:
+    """Arb working precision for a grid step h: the masses are second differences of H over cells of
+    width about h, which cancel about 2·log2(1/h) bits, on top of the fixed-point bits and the guard."""
+    return bits + GUARD_BITS + 2 * max(0, h.denominator.bit_length() - h.numerator.bit_length())
+
+
 def discretize(q: Fraction, sigma: Fraction, grid: Grid, bits: int) -> StepPLD:
     """The two fixed-point discrete pairs of SG(q, σ) on ``grid`` (module docstring)."""
-    prec = bits + GUARD_BITS
+    prec = precision(bits, grid.h)
     curve = StepCurve(q, sigma, prec)
     with ctx.workprec(prec):
         c = _Curve(curve, grid)
@@ -332,45 +341,105 @@ def discretize(q: Fraction, sigma: Fraction, grid: Grid, bits: int) -> StepPLD:
     return pld
 
 
-def _float_tail(q: float, sigma: float, x: float) -> float:
-    """P(Λ > x) for the remove pair in float64 (a heuristic for choosing the grid, never a bound)."""
-    t = x - 1 + q
-    if t <= 0:
-        return 1.0
-    z = 0.5 + sigma * sigma * math.log(t / q)
-    return q * 0.5 * math.erfc((z - 1) / sigma / math.sqrt(2)) + (1 - q) * 0.5 * math.erfc(z / sigma / math.sqrt(2))
+# -- choosing the grid (heuristics in deterministic mpmath: any choice gives proven bounds) -----------
+
+_DPS = 30  # mpmath digits for the grid heuristics: results are the same on every machine
 
 
-def _float_left(q: float, sigma: float, x: float) -> float:
-    """Q(Λ < x) for the remove pair in float64 (the add direction's upper tail mass, heuristic)."""
-    t = x - 1 + q
-    if t <= 0:
-        return 0.0
-    z = 0.5 + sigma * sigma * math.log(t / q)
-    return 0.5 * math.erfc(-z / sigma / math.sqrt(2))
+def _z_of_loss(q: Fraction, sigma: Fraction, loss: Any) -> Any:
+    """The z where the remove pair's log-likelihood ratio log w(z) equals ``loss``, or None below log(1 − q)."""
+    s2 = mpmath.mpf(sigma.numerator) ** 2 / mpmath.mpf(sigma.denominator) ** 2
+    if q == 1:  # w(z) = e^{(2z − 1)/(2σ²)}
+        return mpmath.mpf(1) / 2 + s2 * loss
+    qm = mpmath.mpf(q.numerator) / q.denominator
+    ratio = mpmath.expm1(loss) / qm  # (x − 1 + q)/q − 1 with x = e^loss
+    if ratio <= -1:
+        return None
+    return mpmath.mpf(1) / 2 + s2 * mpmath.log1p(ratio)
 
 
-def grid_range(q: Fraction, sigma: Fraction, h: Fraction, tail: float) -> Grid:
-    """A grid wide enough that each direction's tail beyond it has mass below ``tail`` (a float estimate).
+def _upper_tail(q: Fraction, sigma: Fraction, loss: Any) -> Any:
+    """P(L > loss) for the remove pair (P = μ): q·Φ̄((z − 1)/σ) + (1 − q)·Φ̄(z/σ)."""
+    z = _z_of_loss(q, sigma, loss)
+    if z is None:
+        return mpmath.mpf(1)
+    s = mpmath.mpf(sigma.numerator) / sigma.denominator
+    qm = mpmath.mpf(q.numerator) / q.denominator
+    return qm * mpmath.ncdf(-(z - 1) / s) + (1 - qm) * mpmath.ncdf(-z / s)
 
-    The choice only affects tightness: whatever lies beyond the grid is accounted for safely (the
-    upper pair's tail mass goes to +∞, the lower pair's curve drops to the floor).
+
+def _lower_tail(q: Fraction, sigma: Fraction, loss: Any) -> Any:
+    """Q(L < loss) for the remove pair (Q = μ0): Φ(z/σ); the add direction's mass beyond −loss."""
+    z = _z_of_loss(q, sigma, loss)
+    if z is None:
+        return mpmath.mpf(0)
+    return mpmath.ncdf(z / (mpmath.mpf(sigma.numerator) / sigma.denominator))
+
+
+def _last_index(fn: Any, start: int, step: int) -> int:
+    """Starting at a k with fn(k) true, the last k in the direction of ``step`` (±1) with fn(k) true
+    (fn true up to some point, then false): doubling, then bisection."""
+    good, jump = start, 1
+    while fn(start + step * jump):
+        good, jump = start + step * jump, jump * 2
+    bad = start + step * jump
+    while abs(bad - good) > 1:
+        mid = (good + bad) // 2
+        good, bad = (mid, bad) if fn(mid) else (good, mid)
+    return good
+
+
+def _bisect(fn: Any, a: Any, b: Any) -> Any:
+    """A point near the switch of a predicate that is true at ``a`` and false at ``b`` (100 halvings)."""
+    for _ in range(100):
+        mid = (a + b) / 2
+        a, b = (mid, b) if fn(mid) else (a, mid)
+    return (a + b) / 2
+
+
+def grid_range(q: Fraction, sigma: Fraction, h: Fraction, tail: Fraction) -> Grid:
+    """A grid wide enough that each direction's one-step tail beyond it has mass at most ``tail``.
+
+    k_hi: the smallest k ≥ 1 with P(L > kh) ≤ tail; k_lo: the largest k ≤ −1 with Q(L < kh) ≤ tail
+    (for q < 1 this is at most the first k with e^{kh} < 1 − q, where H is linear). Computed in
+    mpmath at a fixed precision, so the grid is the same on every machine; the certificate records it
+    and ``check`` recomputes it. The choice only affects tightness: whatever lies beyond the grid is
+    accounted for safely (the upper pair's tail mass goes to ±∞, the lower pair's curve to the floor).
     """
-    qf, sf, hf = float(q), float(sigma), float(h)
-    if q < 1:
-        k_lo = math.floor(math.log1p(-qf) / hf) - 1  # x_{k_lo} < 1 − q: H is linear below it
-    else:
-        k_lo = -1
-        while _float_left(qf, sf, math.exp(k_lo * hf)) > tail:
-            k_lo *= 2
-    k_hi = 1
-    while _float_tail(qf, sf, math.exp(k_hi * hf)) > tail:
-        k_hi *= 2
-    lo, hi = k_hi // 2, k_hi
-    while hi - lo > 1:  # the smallest k with tail mass below ``tail``
-        mid = (lo + hi) // 2
-        if _float_tail(qf, sf, math.exp(mid * hf)) > tail:
-            lo = mid
-        else:
-            hi = mid
-    return Grid(h, k_lo, max(hi, 1))
+    with mpmath.workdps(_DPS):
+        hm = mpmath.mpf(h.numerator) / h.denominator
+        limit = mpmath.mpf(tail.numerator) / tail.denominator
+        k_hi = 1 + _last_index(lambda k: _upper_tail(q, sigma, k * hm) > limit, 0, 1)
+        k_lo = -1 - _last_index(lambda k: _lower_tail(q, sigma, -k * hm) > limit, 0, 1)
+    return Grid(h, min(k_lo, -1), max(k_hi, 1))
+
+
+def loss_scale(q: Fraction, sigma: Fraction, tail: Fraction) -> tuple[float, float]:
+    """(width, spread): the width of the one-step loss range outside which each direction has mass at
+    most ``tail``, and the standard deviation of the remove pair's loss under P (a heuristic in mpmath
+    for the grid's first step size; never a bound).
+    """
+    with mpmath.workdps(_DPS):
+        limit = mpmath.mpf(tail.numerator) / tail.denominator
+        qm = mpmath.mpf(q.numerator) / q.denominator
+        s = mpmath.mpf(sigma.numerator) / sigma.denominator
+        # the loss is increasing in z: the range's ends are the z-quantiles of P's upper and Q's lower tail
+        hi = _bisect(lambda z: qm * mpmath.ncdf(-(z - 1) / s) + (1 - qm) * mpmath.ncdf(-z / s) > limit,
+                     -80 * s, 1 + 80 * s)
+        lo = _bisect(lambda z: mpmath.ncdf(z / s) <= limit, -80 * s, 80 * s)
+
+        def loss(z: Any) -> Any:
+            r = (2 * z - 1) / (2 * s * s)
+            if q == 1:
+                return r
+            if r < 0:
+                return mpmath.log1p(qm * mpmath.expm1(r))
+            return r + mpmath.log(qm + (1 - qm) * mpmath.exp(-r))
+
+        width = loss(hi) - loss(lo)
+        # Var_P(L) = E_{μ0}[w·(log w)²] − E_{μ0}[w·log w]², by quadrature over z
+        density = lambda z: mpmath.npdf(z, 0, s) * mpmath.exp(loss(z))  # noqa: E731  μ = μ0·w
+        cut = sorted({mpmath.mpf(0), mpmath.mpf(1), lo, hi})
+        m1 = mpmath.quad(lambda z: density(z) * loss(z), [-mpmath.inf] + cut + [mpmath.inf])
+        m2 = mpmath.quad(lambda z: density(z) * loss(z) ** 2, [-mpmath.inf] + cut + [mpmath.inf])
+        return float(width), float(mpmath.sqrt(max(m2 - m1 * m1, 0)))
