@@ -46,14 +46,12 @@ from ..foundations.inputs import InputError, Phase
 from ..foundations.results import arb_to_bounded
 from .compose import PLD, Budget, compose, delta_at, epsilon_root, products_needed
 from .discretize import StepPLD, discretize, grid_range
+from .options import DEFAULT_TOLERANCE, DELTA_MIN, MAX_STEPS
 
 __all__ = ["DIRECTIONS", "MAX_STEPS", "DELTA_MIN", "Settings", "Curves", "Bracket", "compose_run",
            "delta_bracket", "epsilon_bracket", "bracket", "check_run", "default_settings"]
 
 DIRECTIONS = ("remove", "add")
-MAX_STEPS = 10**6  # the largest total number of steps supported (and tested)
-DELTA_MIN = Fraction(1, 10**40)  # the smallest δ supported
-DEFAULT_TOLERANCE = Fraction(1, 1000)
 MAX_REFINEMENTS = 4
 MAX_GRID = 4 * 10**6  # grid points of a composed PLD we accept to compute (memory: about 100 MB each)
 NICE = (1, Fraction(5, 4), 2, Fraction(5, 2), 4, 5, 8)  # grid steps are these times a power of ten

@@ -12,7 +12,8 @@ from rdp_verify.foundations.inputs import SGM
 from rdp_verify.foundations.results import Bounded
 from rdp_verify.methods.rigorous import epsilon_bounds
 from rdp_verify.reference import compare, peers
-from rdp_verify.reference.compare import DEFAULT_GRID, Grid, classify, tolerance
+from rdp_verify.reference.compare import DEFAULT_GRID, classify, tolerance
+from rdp_verify.reference.grid import Grid
 
 
 def peer(name):
