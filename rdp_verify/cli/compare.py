@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from ..curves.options import DELTA_MIN
 from ..foundations.decimals import decimal_text
@@ -18,11 +18,21 @@ from .common import UsageError, add_parallel_arguments, emit, split_list, worker
 __all__ = ["register"]
 
 
-def _names(text: str, known: Sequence[str]) -> list[str]:
-    names = list(known) if text.strip() == "all" else [n.strip() for n in text.split(",")]
-    for n in names:
-        if n not in known:
-            raise InputError(f"--against {n!r}: unknown peer (choose from {', '.join(known)}, or all)")
+def _names(text: str, known: Mapping[str, Any]) -> list[str]:
+    """The peers of ``--against``, each by its one name; ``all``, or a library's name for all its accountants."""
+    names = []
+    for given in split_list(text, "--against"):
+        if given == "all":
+            names += known
+        elif given in known:
+            names.append(given)
+        elif any(peer.library == given for peer in known.values()):
+            names += [name for name, peer in known.items() if peer.library == given]
+        else:
+            libraries = dict.fromkeys(peer.library for peer in known.values())
+            aliases = ", ".join(lib for lib in libraries if lib not in known)
+            raise InputError(f"--against {given!r}: unknown peer (choose from {', '.join(known)}, or all; "
+                             f"{aliases} for every accountant of that library)")
     return list(dict.fromkeys(names))
 
 
@@ -87,7 +97,7 @@ def _report(ns: argparse.Namespace, names: list[str], loader: Callable[[str], An
 
 def cmd_compare(ns: argparse.Namespace) -> int:
     if ns.dp:
-        names, grid = _names(ns.against, list(DP_PEERS)), _dp_grid(ns)
+        names, grid = _names(ns.against, DP_PEERS), _dp_grid(ns)
         from ..reference import dp_compare
 
         def compute_dp(names: list[str], pool: Any) -> tuple[list[Any], str]:
@@ -102,7 +112,7 @@ def cmd_compare(ns: argparse.Namespace) -> int:
         return _report(ns, names, load_dp, compute_dp, dp_compare.summary, dp_compare.plot, ("unsafe", "failed"))
     if ns.steps or ns.delta:
         raise UsageError("--steps and --delta need --dp (the (epsilon, delta) comparison)")
-    names = _names(ns.against, list(PEERS))
+    names = _names(ns.against, PEERS)
     q = tuple(map(parse_q, split_list(ns.q, "q"))) if ns.q else None
     sigma = tuple(map(parse_sigma, split_list(ns.sigma, "sigma"))) if ns.sigma else None
     alpha = tuple(parse_alphas(ns.alpha)) if ns.alpha else None
@@ -130,19 +140,20 @@ def register(subparsers: Any) -> None:
             "term in log A_alpha). Peers see q, sigma, alpha rounded to doubles. Axes not given use\n"
             "the default grid (docs/library-authors.md).\n"
             "\n"
-            "With --dp: (epsilon, delta) accountants (dp_accounting PLD and RDP, prv_accountant, Opacus\n"
-            "RDP and PRV, autodp) on whole runs (q, sigma, steps) at delta, against proven epsilon(delta)\n"
+            "With --dp: (epsilon, delta) accountants (dp_accounting_pld, dp_accounting_rdp, prv_accountant,\n"
+            "opacus_rdp, opacus_prv, autodp) on whole runs (q, sigma, steps) at delta, against proven epsilon(delta)\n"
             "brackets [lo, hi]: exact (lo <= x <= hi + the peer's stated error), conservative (above),\n"
             "unsafe (x < lo: the claim (x, delta)-DP is false) and failed (inf, NaN or raised). Default\n"
             "grid: the golden (epsilon, delta) rows (certificates/golden-dp-v1.csv)."
         ),
         epilog=("Exit codes: 0 every point exact or conservative, 1 some point unsafe or non-finite, 2 bad input.\n"
-                "Example: rdp-verify compare --against dp_accounting,opacus --jobs 2 --plot compare.png\n"
+                "Example: rdp-verify compare --against dp_accounting_rdp,opacus_rdp --jobs 2 --plot compare.png\n"
                 "Example: rdp-verify compare --dp --against all --plot compare-dp.png"),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--against", required=True, metavar="NAME[,NAME...]",
                    help=f"peers: {', '.join(PEERS)}, or all; with --dp: {', '.join(DP_PEERS)}, or all; "
+                        "a library's name (dp_accounting, opacus) means each of its accountants; "
                         "a missing one is skipped with a message")
     p.add_argument("--dp", action="store_true",
                    help="compare (epsilon, delta) accountants on whole runs against proven epsilon(delta) brackets "
@@ -154,6 +165,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--alpha", help="orders, comma list (default: 1.01,1.1,...,1.5, 2 to 100 step 0.5, 128 to 2048)")
     p.add_output("--json", kind="file", stdout=True, metavar="FILE",
                  help="write the points as a JSON list to FILE ('-' for stdout)")
-    p.add_output("--plot", kind="plot", metavar="FILE", help="plot the relative error over the grid to FILE (.png, .svg or .pdf)")
+    p.add_output("--plot", kind="plot", metavar="FILE",
+                 help="plot the relative error over the grid to FILE (.png, .svg or .pdf)")
     add_parallel_arguments(p, "the grid's points")
     p.set_defaults(func=cmd_compare)

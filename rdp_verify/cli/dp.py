@@ -156,7 +156,8 @@ def register(subparsers: Any) -> None:
                    help="target relative width of the bracket (default 0.001); tighter costs a finer grid")
     p.add_argument("--json", action="store_true", help="print the sealed certificate instead of the summary")
     p.add_output("--out", kind="file", metavar="FILE", help="also write the certificate to FILE (atomically)")
-    p.add_output("--plot", kind="plot", metavar="FILE", help="draw the curve's proven band and the RDP curve (.png, .svg, .pdf)")
+    p.add_output("--plot", kind="plot", metavar="FILE",
+                 help="draw the curve's proven band and the RDP curve (.png, .svg, .pdf)")
     add_parallel_arguments(p, "the phases' distinct steps")
     p.set_defaults(func=cmd_dp)
 

@@ -51,8 +51,8 @@ def register(subparsers: Any) -> None:
                 "          rdp-verify golden --verify small"),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_output("--out", kind=_out_kind, metavar="FILE", help="write the CSV to FILE (atomically) instead of stdout; "
-                                                              "with --grid, the dataset's directory")
+    p.add_output("--out", kind=_out_kind, metavar="FILE",
+                 help="write the CSV to FILE (atomically) instead of stdout; with --grid, the dataset's directory")
     p.add_argument("--dp", action="store_true",
                    help="the golden (epsilon, delta) vectors instead (certificates/golden-dp-v1.csv): proven "
                         "epsilon(delta) brackets of whole runs; about two minutes")

@@ -49,26 +49,6 @@ def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
         raise
 
 
-def _writable_directory(directory: Path, where: str) -> None:
-    """Refuse ``directory`` unless a file can be created in it, tried as :func:`write_atomic` does."""
-    if not directory.exists():
-        raise InputError(f"{where}: directory {directory} does not exist")
-    if not directory.is_dir():
-        raise InputError(f"{where}: {directory} is not a directory")
-    # os.access alone is not enough: root passes it on /proc, and it ignores read-only mounts
-    refused = not os.access(directory, os.W_OK | os.X_OK)
-    if not refused:
-        try:
-            fd, probe = tempfile.mkstemp(prefix=".rdp-verify-probe.", suffix=".tmp", dir=directory)
-        except OSError:
-            refused = True
-        else:
-            os.close(fd)
-            os.unlink(probe)
-    if refused:
-        raise InputError(f"{where}: directory {directory} is not writable")
-
-
 def check_writable(path: str | os.PathLike, option: str, directory: bool = False,
                    suffixes: Sequence[str] = ()) -> None:
     """Refuse an output path that could not be written, as :class:`InputError` naming ``option`` and the path.
@@ -101,3 +81,23 @@ def _check(target: Path, where: str, directory: bool, suffixes: Sequence[str]) -
     if target.is_dir():
         raise InputError(f"{where}: is a directory")
     _writable_directory(target.parent, where)
+
+
+def _writable_directory(directory: Path, where: str) -> None:
+    """Refuse ``directory`` unless a file can be created in it, tried as :func:`write_atomic` does."""
+    if not directory.exists():
+        raise InputError(f"{where}: directory {directory} does not exist")
+    if not directory.is_dir():
+        raise InputError(f"{where}: {directory} is not a directory")
+    # os.access alone is not enough: root passes it on /proc and /sys, where no file can be created
+    refused = not os.access(directory, os.W_OK | os.X_OK)
+    if not refused:
+        try:
+            fd, probe = tempfile.mkstemp(prefix=".rdp-verify-probe.", suffix=".tmp", dir=directory)
+        except OSError:
+            refused = True
+        else:
+            os.close(fd)
+            os.unlink(probe)
+    if refused:
+        raise InputError(f"{where}: directory {directory} is not writable")

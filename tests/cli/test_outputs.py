@@ -146,7 +146,10 @@ def test_bad_output_is_refused_before_the_command_runs(path, base, out, tmp_path
 @pytest.mark.parametrize("path, base, out", list(_cases()))
 def test_good_output_reaches_the_command(path, base, out, tmp_path, no_command):
     kind = _kind(path, base, out)
-    good = tmp_path / "new" / "sub" if kind.endswith("directory") else tmp_path / ("x.svg" if kind == "plot" else "x.json")
+    if kind.endswith("directory"):
+        good = tmp_path / "new" / "sub"  # made with its parents, after the computation
+    else:
+        good = tmp_path / ("x.svg" if kind == "plot" else "x.json")
     with pytest.raises(Computed):
         main([*path, *base, out.option, str(good)])
     assert _tree(tmp_path) == []  # the check wrote nothing, made no directory
