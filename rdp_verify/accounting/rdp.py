@@ -44,6 +44,7 @@ from flint import arb, ctx
 from ..foundations.inputs import SGM, InputError, Phase, check_alpha, check_sigma
 from ..foundations.results import Bounded, arb_to_bounded, to_arb
 from ..methods.rigorous import epsilon_bounds
+from .options import CONVERSIONS, DPS
 
 __all__ = [
     "CONVERSIONS",
@@ -59,8 +60,6 @@ __all__ = [
     "check_conversion",
 ]
 
-CONVERSIONS = ("mironov2017", "balle2020")
-DPS = 20  # digits of each RDP enclosure: the audited ε needs a few digits, not 30
 PREC = 192  # bits for the conversion terms; every rounding is inside the balls
 LOG_FLOOR = 10_000  # δ below e^−10000 is reported as the interval [0, e^−10000]
 

@@ -26,8 +26,8 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Mapping
 
+from ..accounting.options import CONVERSIONS
 from ..accounting.order_lists import parse_orders
-from ..accounting.rdp import CONVERSIONS
 from ..foundations.inputs import (
     InputError,
     Phase,

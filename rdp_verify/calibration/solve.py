@@ -51,15 +51,14 @@ from ..foundations.decimals import decimal_text
 from ..foundations.inputs import Q_MIN, SIGMA_MAX, SIGMA_MIN, InputError, Phase
 from ..foundations.search import last_true
 from .grid import DecimalGrid
+from .options import ACCOUNTANTS, DEFAULT_TOLERANCE
 
 __all__ = ["domain", "UNKNOWNS", "ACCOUNTANTS", "CONVERSION", "DIGITS", "DEFAULT_TOLERANCE", "Problem", "Evaluation",
            "Calibration", "calibrate", "evaluate"]
 
 UNKNOWNS = ("sigma", "steps", "q")
-ACCOUNTANTS = ("pld", "rdp")
 CONVERSION = "balle2020"  # the RDP-to-(ε, δ) conversion of the rdp accountant
 DIGITS = 12  # printed bounds (rounded outward); decisions compare the printed values, so they re-check
-DEFAULT_TOLERANCE = Fraction(1, 10**4)  # the finest rung of the ladder
 LADDER = tuple(Fraction(1, 10**k) for k in range(1, 7))
 _DOMAIN = {"sigma": (SIGMA_MIN, SIGMA_MAX), "steps": (Fraction(1), Fraction(MAX_STEPS)), "q": (Q_MIN, Fraction(1))}
 _START = {"sigma": Fraction(1), "steps": Fraction(1000), "q": Fraction(1, 100)}

@@ -32,6 +32,7 @@ from ..foundations.inputs import ALPHA_MAX, InputError
 from . import conversions as conv
 from .certificate import ball, exact, interval, seal
 from .dp_to_cdp import antipodal, subgaussian_witness, theorem35_mean_bound
+from .options import CONVENTIONS
 from .privacy_loss import DIRECTIONS, SGMLoss
 from .rdp_envelope import (
     Witness,
@@ -47,10 +48,6 @@ from .subgaussian import check_subgaussian
 __all__ = ["zcdp", "tcdp", "best_rho", "largest_omega", "concentrated", "compose", "dp_to_cdp",
            "tcdp_order_end", "CONVENTIONS"]
 
-CONVENTIONS = {
-    "mtz19": "MTZ19 Definition 12: lambda in (0, omega), i.e. Renyi orders alpha in (1, omega + 1)",
-    "bdrs18": "Bun-Dwork-Rothblum-Steinke 2018 Definition 1: Renyi orders alpha in (1, omega)",
-}
 QUASI_CONVEXITY = ("joint quasi-convexity of Renyi divergence (van Erven-Harremoes 2014, Thm 13): "
                    "eps_alpha <= alpha/(2 sigma^2) for every alpha")
 

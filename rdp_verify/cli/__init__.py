@@ -2,8 +2,8 @@
 
 Exit codes everywhere: 0 success (certified / confirmed / holds), 1 a claim
 failed or the methods disagree, 2 bad input (one line on stderr, no file
-written). Output files are written atomically: a failed or interrupted run
-leaves no partial file behind.
+written). Every output path is checked before the command runs (:func:`rdp_verify.cli.common.check_outputs`),
+and output files are written atomically: a failed or interrupted run leaves no partial file behind.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Sequence
 
 from .. import __version__
 from ..foundations.inputs import InputError
-from .common import Parser, UsageError
+from .common import Parser, UsageError, check_outputs
 
 __all__ = ["main", "build_parser", "COMMAND_MODULES"]
 
@@ -50,6 +50,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
         ns = parser.parse_args(argv)
+        check_outputs(ns)
         return ns.func(ns)
     except (UsageError, InputError) as exc:
         print(f"rdp-verify: error: {exc}", file=sys.stderr)

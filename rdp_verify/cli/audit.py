@@ -6,13 +6,11 @@ import argparse
 import sys
 from typing import Any
 
+from ..accounting.options import CONVERSIONS, DPS
 from ..accounting.order_lists import ORDER_LISTS
-from ..accounting.rdp import CONVERSIONS, DPS
 from ..audit.claims import ACCOUNTANTS, STEP_CONVENTIONS, Claim, parse_claim, read_claims
-from ..audit.report import audit_claim, report_table, summary
 from ..foundations.inputs import InputError, parse_dps
 from ..foundations.parallel import progress_map
-from ..foundations.results import MethodUnavailable
 from .common import UsageError, add_parallel_arguments, add_run_arguments, emit, workers
 
 __all__ = ["register"]
@@ -26,6 +24,8 @@ def _flag(field: str) -> str:
 
 
 def _audit_one(args: tuple[Claim, int]) -> dict[str, Any]:
+    from ..audit.report import audit_claim
+
     return audit_claim(*args)
 
 
@@ -47,6 +47,9 @@ def cmd_audit(ns: argparse.Namespace) -> int:
                 message = message.replace(f"'{f}'", _flag(f))
             raise InputError(message) from None
     pool = workers(ns)
+    from ..audit.report import report_table, summary  # once the flags are read: a typo answers at once
+    from ..foundations.results import MethodUnavailable
+
     try:
         reports = progress_map(_audit_one, [(c, dps) for c in claims], pool, "auditing")
     except MethodUnavailable as exc:  # the engine could not enclose some ε_α: no verdict at all
@@ -106,7 +109,7 @@ def register(subparsers: Any) -> None:
                                         + ", ".join(ORDER_LISTS))
     p.add_argument("--claims", metavar="FILE", help="audit every claim of a JSON or CSV file and print a table")
     p.add_argument("--json", action="store_true", help="print the full JSON report (a list with --claims)")
-    p.add_argument("--out", metavar="FILE", help="also write the JSON report to FILE (atomically)")
+    p.add_output("--out", kind="file", metavar="FILE", help="also write the JSON report to FILE (atomically)")
     p.add_argument("--dps", default=str(DPS), help=f"digits of each RDP enclosure and certificate (default {DPS})")
     add_parallel_arguments(p, "the claims of a file")
     p.set_defaults(func=cmd_audit)

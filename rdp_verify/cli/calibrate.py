@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import argparse
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..audit.claims import STEP_CONVENTIONS
-from ..calibration.certificate import certificate
-from ..calibration.solve import ACCOUNTANTS, DEFAULT_TOLERANCE, Calibration, Evaluation, Problem, calibrate
+from ..calibration.options import ACCOUNTANTS, DEFAULT_TOLERANCE
 from ..foundations.inputs import InputError, fraction_text, parse_rational
-from .common import PHASE_FLAGS, UsageError, add_run_arguments, check_out, emit, run_from_flags
+from .common import PHASE_FLAGS, UsageError, add_run_arguments, emit, run_from_flags
+
+if TYPE_CHECKING:
+    from ..calibration.solve import Calibration, Evaluation, Problem
 
 __all__ = ["register", "summary"]
 
@@ -39,8 +41,10 @@ def _problem(ns: argparse.Namespace) -> Problem:
         raise InputError(f"--target-epsilon {ns.target_epsilon}: must be positive")
     given = {"q": phase.q, "sigma": phase.sigma, "steps": phase.steps}
     given[unknown] = None
-    return Problem(unknown, target, delta, accountant=ns.accountant, digits=ns.digits,
-                   tolerance=parse_rational(ns.tolerance, "tolerance"), **given)
+    tolerance = parse_rational(ns.tolerance, "tolerance")
+    from ..calibration.solve import Problem  # once the flags are read: a typo answers at once
+
+    return Problem(unknown, target, delta, accountant=ns.accountant, digits=ns.digits, tolerance=tolerance, **given)
 
 
 def _line(p: Problem, ev: Evaluation) -> str:
@@ -88,7 +92,9 @@ def summary(cal: Calibration, cert: dict[str, Any]) -> str:
 
 def cmd_calibrate(ns: argparse.Namespace) -> int:
     problem = _problem(ns)
-    check_out(ns.out)
+    from ..calibration.certificate import certificate
+    from ..calibration.solve import calibrate
+
     cal = calibrate(problem)
     cert = certificate(cal)
     if ns.out is not None:
@@ -134,5 +140,5 @@ def register(subparsers: Any) -> None:
     p.add_argument("--tolerance", default=fraction_text(DEFAULT_TOLERANCE),
                    help="the finest relative bracket width tried near the answer (default 0.0001)")
     p.add_argument("--json", action="store_true", help="print the sealed certificate instead of the summary")
-    p.add_argument("--out", metavar="FILE", help="also write the certificate to FILE (atomically)")
+    p.add_output("--out", kind="file", metavar="FILE", help="also write the certificate to FILE (atomically)")
     p.set_defaults(func=cmd_calibrate)

@@ -13,17 +13,15 @@ import json
 from fractions import Fraction
 from typing import Any, Callable
 
-from ..cdp import concentrated as cc
-from ..foundations.inputs import (
-    InputError,
-    parse_dps,
-    parse_q,
-    parse_rational,
-    parse_sigma,
-)
+from ..cdp.options import CONVENTIONS
+from ..foundations.inputs import InputError, parse_dps, parse_q, parse_rational, parse_sigma
 from .common import emit
 
 __all__ = ["register"]
+
+# a claim as the name of its function in rdp_verify.cdp.concentrated and the arguments read from the flags
+Call = tuple[str, tuple[Any, ...]]
+Build = Callable[[argparse.Namespace], Call]
 
 EPILOG = "Exit codes: 0 holds, 1 refuted or inconclusive, 2 bad input. Numbers are exact: 0.1 means 1/10."
 
@@ -70,9 +68,12 @@ def _summary(cert: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _run(build: Callable[[argparse.Namespace], dict[str, Any]]) -> Callable[[argparse.Namespace], int]:
+def _run(build: Build) -> Callable[[argparse.Namespace], int]:
     def handler(ns: argparse.Namespace) -> int:
-        cert = build(ns)
+        name, args = build(ns)  # every flag is read before the engines load
+        from ..cdp import concentrated
+
+        cert = getattr(concentrated, name)(*args)
         if ns.json or ns.out:
             emit(cert, ns.out)
         else:
@@ -81,44 +82,44 @@ def _run(build: Callable[[argparse.Namespace], dict[str, Any]]) -> Callable[[arg
     return handler
 
 
-def _zcdp(ns: argparse.Namespace) -> dict[str, Any]:
-    return cc.zcdp(parse_q(ns.q), parse_sigma(ns.sigma), _nonneg(ns.rho, "rho"), _nonneg(ns.xi, "xi"),
-                   _delta(ns.delta), parse_dps(ns.dps))
+def _zcdp(ns: argparse.Namespace) -> Call:
+    return "zcdp", (parse_q(ns.q), parse_sigma(ns.sigma), _nonneg(ns.rho, "rho"), _nonneg(ns.xi, "xi"),
+                    _delta(ns.delta), parse_dps(ns.dps))
 
 
-def _tcdp(ns: argparse.Namespace) -> dict[str, Any]:
-    return cc.tcdp(parse_q(ns.q), parse_sigma(ns.sigma), _nonneg(ns.rho, "rho"), _positive(ns.omega, "omega"),
-                   ns.convention, parse_dps(ns.dps))
+def _tcdp(ns: argparse.Namespace) -> Call:
+    return "tcdp", (parse_q(ns.q), parse_sigma(ns.sigma), _nonneg(ns.rho, "rho"), _positive(ns.omega, "omega"),
+                    ns.convention, parse_dps(ns.dps))
 
 
-def _best_rho(ns: argparse.Namespace) -> dict[str, Any]:
+def _best_rho(ns: argparse.Namespace) -> Call:
     omega = None if ns.omega is None else _positive(ns.omega, "omega")
-    return cc.best_rho(parse_q(ns.q), parse_sigma(ns.sigma), omega, ns.convention, parse_dps(ns.dps))
+    return "best_rho", (parse_q(ns.q), parse_sigma(ns.sigma), omega, ns.convention, parse_dps(ns.dps))
 
 
-def _largest_omega(ns: argparse.Namespace) -> dict[str, Any]:
-    return cc.largest_omega(parse_q(ns.q), parse_sigma(ns.sigma), _nonneg(ns.rho, "rho"), ns.convention, parse_dps(ns.dps))
+def _largest_omega(ns: argparse.Namespace) -> Call:
+    return "largest_omega", (parse_q(ns.q), parse_sigma(ns.sigma), _nonneg(ns.rho, "rho"), ns.convention,
+                             parse_dps(ns.dps))
 
 
-def _concentrated(ns: argparse.Namespace) -> dict[str, Any]:
-    return cc.concentrated(parse_q(ns.q), parse_sigma(ns.sigma), _nonneg(ns.mu, "mu"), _positive(ns.tau, "tau"),
-                           ns.group, _delta(ns.delta), parse_dps(ns.dps))
+def _concentrated(ns: argparse.Namespace) -> Call:
+    return "concentrated", (parse_q(ns.q), parse_sigma(ns.sigma), _nonneg(ns.mu, "mu"), _positive(ns.tau, "tau"),
+                            ns.group, _delta(ns.delta), parse_dps(ns.dps))
 
 
-def _compose(ns: argparse.Namespace) -> dict[str, Any]:
+def _compose(ns: argparse.Namespace) -> Call:
     parts = ns.sigma.split(",")
     if any(not p.strip() for p in parts):
         raise InputError(f"sigma list {ns.sigma!r} has an empty entry")
-    return cc.compose([parse_sigma(p) for p in parts])
+    return "compose", ([parse_sigma(p) for p in parts],)
 
 
-def _dp(ns: argparse.Namespace) -> dict[str, Any]:
+def _dp(ns: argparse.Namespace) -> Call:
     stay = _nonneg(ns.stay, "stay")
     if stay >= 1:
         raise InputError(f"stay={ns.stay.strip()} must be below 1")
-    return cc.dp_to_cdp(_positive(ns.epsilon, "epsilon"), stay,
-                        None if ns.mu is None else _nonneg(ns.mu, "mu"),
-                        None if ns.tau is None else _positive(ns.tau, "tau"))
+    return "dp_to_cdp", (_positive(ns.epsilon, "epsilon"), stay, None if ns.mu is None else _nonneg(ns.mu, "mu"),
+                         None if ns.tau is None else _positive(ns.tau, "tau"))
 
 
 def _common(p: argparse.ArgumentParser, sgm: bool = True) -> None:
@@ -127,11 +128,11 @@ def _common(p: argparse.ArgumentParser, sgm: bool = True) -> None:
         p.add_argument("--sigma", required=True, help="noise multiplier (noise std / l2-sensitivity), e.g. 2")
         p.add_argument("--dps", default="20", help="digits of the Arb enclosures (default 20)")
     p.add_argument("--json", action="store_true", help="print the JSON certificate instead of the summary")
-    p.add_argument("--out", metavar="FILE", help="write the JSON certificate to FILE (atomically)")
+    p.add_output("--out", kind="file", metavar="FILE", help="write the JSON certificate to FILE (atomically)")
 
 
 def _convention(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--convention", choices=sorted(cc.CONVENTIONS), default="mtz19",
+    p.add_argument("--convention", choices=sorted(CONVENTIONS), default="mtz19",
                    help="tCDP order range: mtz19 (Definition 12: alpha in (1, omega+1), default) or bdrs18 (alpha in (1, omega))")
 
 
@@ -149,7 +150,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     sub = top.add_subparsers(dest="cdp_command", metavar="CLAIM", parser_class=type(top))
     sub.required = True
 
-    def add(name: str, help_text: str, example: str, build: Callable[[argparse.Namespace], dict[str, Any]]) -> argparse.ArgumentParser:
+    def add(name: str, help_text: str, example: str, build: Build) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help_text, description=help_text, epilog=f"Example: {example}\n{EPILOG}",
                            formatter_class=argparse.RawDescriptionHelpFormatter)
         p.set_defaults(func=_run(build))

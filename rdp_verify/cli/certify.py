@@ -7,12 +7,6 @@ import itertools
 import sys
 from typing import Any
 
-from ..calibration.certificate import FORMAT as CALIBRATION_FORMAT
-from ..calibration.certificate import check_calibration
-from ..certificates.certificate import CertificateError, check_certificate, load, seal
-from ..certificates.certify import certify
-from ..curves.certificate import FORMAT as RUN_FORMAT
-from ..curves.certificate import check_run_certificate
 from ..foundations.inputs import SGM, parse_alphas, parse_dps, parse_q, parse_sigma
 from ..foundations.parallel import progress_map
 from .common import UsageError, add_parallel_arguments, emit, split_list, workers
@@ -21,6 +15,9 @@ __all__ = ["register"]
 
 
 def _certify_point(args: tuple[str, str, str, int]) -> dict[str, Any]:
+    from ..certificates.certificate import seal
+    from ..certificates.certify import certify
+
     q, sigma, alpha, dps = args
     return seal(certify(SGM(parse_q(q), parse_sigma(sigma), parse_alphas(alpha)[0]), dps))
 
@@ -48,6 +45,12 @@ def cmd_certify(ns: argparse.Namespace) -> int:
 
 def _check_any(cert: Any) -> list[str]:
     """Check a certificate of any kind rdp_verify writes, by its ``format`` field."""
+    from ..calibration.certificate import FORMAT as CALIBRATION_FORMAT
+    from ..calibration.certificate import check_calibration
+    from ..certificates.certificate import check_certificate
+    from ..curves.certificate import FORMAT as RUN_FORMAT
+    from ..curves.certificate import check_run_certificate
+
     kind = cert.get("format") if isinstance(cert, dict) else None
     if kind == RUN_FORMAT:
         return check_run_certificate(cert)
@@ -57,6 +60,8 @@ def _check_any(cert: Any) -> list[str]:
 
 
 def cmd_check(ns: argparse.Namespace) -> int:
+    from ..certificates.certificate import CertificateError, load
+
     try:
         data = load(ns.file)
     except CertificateError as exc:
@@ -94,7 +99,7 @@ def register(sub: Any) -> None:
     p.add_argument("--sigma", required=True, help="noise multiplier > 0, e.g. 1.1 (comma list allowed)")
     p.add_argument("--alpha", required=True, help="Rényi order(s) > 1, e.g. 32 or 1.5,2,32")
     p.add_argument("--dps", default="30", help="decimal digits of precision (default 30)")
-    p.add_argument("--out", metavar="FILE", help="write the JSON to FILE (atomically) instead of stdout")
+    p.add_output("--out", kind="file", metavar="FILE", help="write the JSON to FILE (atomically) instead of stdout")
     add_parallel_arguments(p, "a grid's points")
     p.set_defaults(func=cmd_certify)
 

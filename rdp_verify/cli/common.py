@@ -1,47 +1,92 @@
-"""What every subcommand shares: the one-line usage error, JSON output, list, --jobs and --cluster parsing."""
+"""What every subcommand shares: the one-line usage error, output flags and JSON output, list, --jobs and
+--cluster parsing.
+
+Start-up: this module and every command module import only light modules at their top (argparse,
+exact parsing, the packages' ``options`` constants); each command imports its engines (mpmath,
+python-flint, NumPy, SymPy, jsonschema, matplotlib, tqdm, Dask, the peers) when it runs, so that
+``--help`` and a usage error answer at once.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Callable
 
 from ..audit.claims import parse_run
-from ..certificates.certificate import dumps
-from ..foundations.atomic import write_atomic
+from ..foundations.atomic import check_writable, write_atomic
 from ..foundations.cluster import INSTALL, ClusterSpec
+from ..foundations.figures import FORMATS, require_matplotlib
 from ..foundations.inputs import InputError, Phase
 from ..foundations.parallel import Pool
 
-__all__ = ["UsageError", "Parser", "emit", "check_out", "split_list", "jobs", "add_run_arguments", "PHASE_FLAGS",
-           "flag", "run_from_flags", "add_parallel_arguments", "workers"]
+__all__ = ["UsageError", "Parser", "Output", "OUTPUT_KINDS", "check_outputs", "emit", "split_list", "jobs",
+           "add_run_arguments", "PHASE_FLAGS", "flag", "run_from_flags", "add_parallel_arguments", "workers"]
+
+OUTPUT_KINDS = ("file", "plot", "directory", "plot-directory")
 
 
 class UsageError(Exception):
     """Bad input detected by a command (exit 2, one line)."""
 
 
+@dataclass(frozen=True)
+class Output:
+    """A flag naming a path a command writes: checked by :func:`check_outputs` before the command runs."""
+
+    option: str  # the flag, as error messages name it
+    dest: str
+    kind: str | Callable[[argparse.Namespace], str]  # one of OUTPUT_KINDS, or how the other flags decide it
+    stdout: bool = False  # "-" means standard output
+
+
 class Parser(argparse.ArgumentParser):
-    """argparse with its errors turned into :class:`UsageError` (one line, exit 2)."""
+    """argparse with its errors turned into :class:`UsageError` (one line, exit 2), and output flags."""
 
     def error(self, message: str) -> None:
         raise UsageError(message)
 
+    def add_output(self, *flags: str, kind: str | Callable[[argparse.Namespace], str], stdout: bool = False,
+                   **kwargs: Any) -> argparse.Action:
+        """``add_argument`` for a path the command writes, recorded (in the ``outputs`` default) for
+        :func:`check_outputs`. ``kind``: ``file``, ``plot`` (a figure: .png, .svg or .pdf), ``directory``
+        (made if missing), ``plot-directory`` (one that will hold figures), or a function of the parsed
+        arguments giving one of them."""
+        if isinstance(kind, str) and kind not in OUTPUT_KINDS:
+            raise ValueError(f"output kind {kind!r}: one of {', '.join(OUTPUT_KINDS)}")
+        action = self.add_argument(*flags, **kwargs)
+        self.set_defaults(outputs=(*(self.get_default("outputs") or ()), Output(flags[0], action.dest, kind, stdout)))
+        return action
+
+
+def check_outputs(ns: argparse.Namespace) -> None:
+    """Refuse every output path of the parsed command that could not be written, before the command runs.
+
+    The one check of outputs (:func:`rdp_verify.foundations.atomic.check_writable`): a command that
+    would fail writing after a long computation fails here, in one line, having computed and written
+    nothing.
+    """
+    for out in getattr(ns, "outputs", ()):
+        path = getattr(ns, out.dest)
+        if path is None or (out.stdout and path == "-"):
+            continue
+        kind = out.kind(ns) if callable(out.kind) else out.kind
+        check_writable(path, out.option, directory=kind.endswith("directory"),
+                       suffixes=FORMATS if kind == "plot" else ())
+        if kind.startswith("plot"):
+            require_matplotlib(out.option)
+
 
 def emit(obj: Any, out: str | None) -> None:
     """Print JSON to stdout, or write it atomically to ``out``."""
+    from ..certificates.certificate import dumps
+
     text = dumps(obj)
     if out is None:
         sys.stdout.write(text)
     else:
         write_atomic(out, text)
-
-
-def check_out(out: str | None) -> None:
-    """Refuse an ``--out FILE`` whose directory does not exist, before any work is done."""
-    if out is not None and not Path(out).parent.is_dir():
-        raise InputError(f"--out {out}: directory {Path(out).parent} does not exist")
 
 
 def split_list(text: str, name: str) -> list[str]:

@@ -4,26 +4,35 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
-from ..curves.accountant import DELTA_MIN, check_run
+from ..curves.options import DELTA_MIN
 from ..foundations.decimals import decimal_text
-from ..foundations.figures import check_plot_path
 from ..foundations.inputs import InputError, Phase, fraction_text, parse_alphas, parse_q, parse_rational, parse_sigma
-from ..reference import dp_compare, golden_dp
-from ..reference.compare import DEFAULT_GRID, Grid, compare, plot, summary
+from ..reference import golden_dp
 from ..reference.dp_peers import DP_PEERS, load_dp
+from ..reference.grid import Grid
 from ..reference.peers import PEERS, PeerUnavailable, load
 from .common import UsageError, add_parallel_arguments, emit, split_list, workers
 
 __all__ = ["register"]
 
-def _names(text: str, known: Sequence[str]) -> list[str]:
-    names = list(known) if text.strip() == "all" else [n.strip() for n in text.split(",")]
-    for n in names:
-        if n not in known:
-            raise InputError(f"--against {n!r}: unknown peer (choose from {', '.join(known)}, or all)")
+
+def _names(text: str, known: Mapping[str, Any]) -> list[str]:
+    """The peers of ``--against``, each by its one name; ``all``, or a library's name for all its accountants."""
+    names = []
+    for given in split_list(text, "--against"):
+        if given == "all":
+            names += known
+        elif given in known:
+            names.append(given)
+        elif any(peer.library == given for peer in known.values()):
+            names += [name for name, peer in known.items() if peer.library == given]
+        else:
+            libraries = dict.fromkeys(peer.library for peer in known.values())
+            aliases = ", ".join(lib for lib in libraries if lib not in known)
+            raise InputError(f"--against {given!r}: unknown peer (choose from {', '.join(known)}, or all; "
+                             f"{aliases} for every accountant of that library)")
     return list(dict.fromkeys(names))
 
 
@@ -38,22 +47,13 @@ def _available(names: Sequence[str], loader: Callable[[str], Any]) -> list[str]:
     return ok
 
 
-def _check_output(option: str, text: str) -> None:
-    """Refuse before the (long) run what would fail after it."""
-    if option == "--plot":
-        check_plot_path(option, text)
-    elif text != "-" and not Path(text).parent.is_dir():
-        raise InputError(f"{option} {text}: directory {Path(text).parent} does not exist")
-
-
-def _dp_targets(ns: argparse.Namespace, pool: Any) -> tuple[list[Any], str]:
-    """The default grid (the golden (epsilon, delta) rows) or the product of the given lists."""
+def _dp_grid(ns: argparse.Namespace) -> tuple[list[Any], str] | None:
+    """The lists of --q, --sigma, --steps and --delta, validated, with their description; None for the default grid."""
     if ns.alpha:
         raise UsageError("--alpha is for RDP peers: with --dp give --steps and --delta")
     given = [ns.q, ns.sigma, ns.steps, ns.delta]
     if not any(given):
-        return dp_compare.default_targets(), (f"{len(golden_dp.RUNS)} runs x delta {', '.join(golden_dp.DELTAS)} "
-                                              "(the golden (epsilon, delta) rows; docs/library-authors.md)")
+        return None
     if not all(given):
         raise UsageError("with --dp give all of --q, --sigma, --steps and --delta, or none (the default grid)")
     qs = [parse_q(x) for x in split_list(ns.q, "q")]
@@ -63,10 +63,12 @@ def _dp_targets(ns: argparse.Namespace, pool: Any) -> tuple[list[Any], str]:
     for d in deltas:
         if not DELTA_MIN <= d < 1:
             raise InputError(f"delta={fraction_text(d)} must lie in [1e-40, 1)")
+    from ..curves.accountant import check_run
+
     check_run([Phase(qs[0], sigmas[0], max(steps))])
-    grid = (f"q {', '.join(map(fraction_text, qs))} x sigma {', '.join(map(fraction_text, sigmas))} x steps "
+    text = (f"q {', '.join(map(fraction_text, qs))} x sigma {', '.join(map(fraction_text, sigmas))} x steps "
             f"{', '.join(map(str, steps))} x delta {', '.join(decimal_text(d, 3) for d in deltas)}")
-    return dp_compare.grid_targets(qs, sigmas, steps, deltas, pool), grid
+    return [qs, sigmas, steps, deltas], text
 
 
 def _steps(text: str) -> int:
@@ -78,11 +80,8 @@ def _steps(text: str) -> int:
 def _report(ns: argparse.Namespace, names: list[str], loader: Callable[[str], Any],
             compute: Callable[[list[str], Any], tuple[list[Any], Any]], summarise: Callable[[list[Any], Any], str],
             draw: Callable[[list[Any], str], None], failing: tuple[str, ...]) -> int:
-    """Check the outputs, keep the installed peers, compute the points, then table, JSON and plot."""
+    """Keep the installed peers, compute the points, then table, JSON and plot."""
     pool = workers(ns)
-    for option, value in (("--json", ns.json), ("--plot", ns.plot)):
-        if value is not None:
-            _check_output(option, value)
     names = _available(names, loader)
     if not names:
         raise UsageError("no requested peer is installed (see the messages above)")
@@ -98,21 +97,28 @@ def _report(ns: argparse.Namespace, names: list[str], loader: Callable[[str], An
 
 def cmd_compare(ns: argparse.Namespace) -> int:
     if ns.dp:
-        def compute_dp(names: list[str], pool: Any) -> tuple[list[Any], str]:
-            targets, grid = _dp_targets(ns, pool)
-            return dp_compare.compare_dp(names, targets, pool), grid
+        names, grid = _names(ns.against, DP_PEERS), _dp_grid(ns)
+        from ..reference import dp_compare
 
-        return _report(ns, _names(ns.against, list(DP_PEERS)), load_dp, compute_dp, dp_compare.summary,
-                       dp_compare.plot, ("unsafe", "failed"))
+        def compute_dp(names: list[str], pool: Any) -> tuple[list[Any], str]:
+            if grid is None:
+                targets = dp_compare.default_targets()
+                text = (f"{len(golden_dp.RUNS)} runs x delta {', '.join(golden_dp.DELTAS)} "
+                        "(the golden (epsilon, delta) rows; docs/library-authors.md)")
+            else:
+                targets, text = dp_compare.grid_targets(*grid[0], pool), grid[1]
+            return dp_compare.compare_dp(names, targets, pool), text
+
+        return _report(ns, names, load_dp, compute_dp, dp_compare.summary, dp_compare.plot, ("unsafe", "failed"))
     if ns.steps or ns.delta:
         raise UsageError("--steps and --delta need --dp (the (epsilon, delta) comparison)")
-    names = _names(ns.against, list(PEERS))
-    default = DEFAULT_GRID
-    grid = Grid(
-        tuple(map(parse_q, split_list(ns.q, "q"))) if ns.q else default.q,
-        tuple(map(parse_sigma, split_list(ns.sigma, "sigma"))) if ns.sigma else default.sigma,
-        tuple(parse_alphas(ns.alpha)) if ns.alpha else default.alpha,
-    )
+    names = _names(ns.against, PEERS)
+    q = tuple(map(parse_q, split_list(ns.q, "q"))) if ns.q else None
+    sigma = tuple(map(parse_sigma, split_list(ns.sigma, "sigma"))) if ns.sigma else None
+    alpha = tuple(parse_alphas(ns.alpha)) if ns.alpha else None
+    from ..reference.compare import DEFAULT_GRID, compare, plot, summary
+
+    grid = Grid(q or DEFAULT_GRID.q, sigma or DEFAULT_GRID.sigma, alpha or DEFAULT_GRID.alpha)
     return _report(ns, names, load, lambda names, pool: (compare(names, grid, pool), grid), summary, plot,
                    ("unsafe", "non-finite"))
 
@@ -134,19 +140,20 @@ def register(subparsers: Any) -> None:
             "term in log A_alpha). Peers see q, sigma, alpha rounded to doubles. Axes not given use\n"
             "the default grid (docs/library-authors.md).\n"
             "\n"
-            "With --dp: (epsilon, delta) accountants (dp_accounting PLD and RDP, prv_accountant, Opacus\n"
-            "RDP and PRV, autodp) on whole runs (q, sigma, steps) at delta, against proven epsilon(delta)\n"
+            "With --dp: (epsilon, delta) accountants (dp_accounting_pld, dp_accounting_rdp, prv_accountant,\n"
+            "opacus_rdp, opacus_prv, autodp) on whole runs (q, sigma, steps) at delta, against proven epsilon(delta)\n"
             "brackets [lo, hi]: exact (lo <= x <= hi + the peer's stated error), conservative (above),\n"
             "unsafe (x < lo: the claim (x, delta)-DP is false) and failed (inf, NaN or raised). Default\n"
             "grid: the golden (epsilon, delta) rows (certificates/golden-dp-v1.csv)."
         ),
         epilog=("Exit codes: 0 every point exact or conservative, 1 some point unsafe or non-finite, 2 bad input.\n"
-                "Example: rdp-verify compare --against dp_accounting,opacus --jobs 2 --plot compare.png\n"
+                "Example: rdp-verify compare --against dp_accounting_rdp,opacus_rdp --jobs 2 --plot compare.png\n"
                 "Example: rdp-verify compare --dp --against all --plot compare-dp.png"),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--against", required=True, metavar="NAME[,NAME...]",
                    help=f"peers: {', '.join(PEERS)}, or all; with --dp: {', '.join(DP_PEERS)}, or all; "
+                        "a library's name (dp_accounting, opacus) means each of its accountants; "
                         "a missing one is skipped with a message")
     p.add_argument("--dp", action="store_true",
                    help="compare (epsilon, delta) accountants on whole runs against proven epsilon(delta) brackets "
@@ -156,7 +163,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--q", help="sampling rates, comma list (default: 1e-4,1e-3,0.01,0.1,0.5)")
     p.add_argument("--sigma", help="noise multipliers, comma list (default: 0.5,1,2.5,5,10,25,50,100)")
     p.add_argument("--alpha", help="orders, comma list (default: 1.01,1.1,...,1.5, 2 to 100 step 0.5, 128 to 2048)")
-    p.add_argument("--json", metavar="FILE", help="write the points as a JSON list to FILE ('-' for stdout)")
-    p.add_argument("--plot", metavar="FILE", help="plot the relative error over the grid to FILE (.png, .svg or .pdf)")
+    p.add_output("--json", kind="file", stdout=True, metavar="FILE",
+                 help="write the points as a JSON list to FILE ('-' for stdout)")
+    p.add_output("--plot", kind="plot", metavar="FILE",
+                 help="plot the relative error over the grid to FILE (.png, .svg or .pdf)")
     add_parallel_arguments(p, "the grid's points")
     p.set_defaults(func=cmd_compare)

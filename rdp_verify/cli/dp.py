@@ -8,9 +8,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..audit.claims import STEP_CONVENTIONS, load_phases
-from ..curves.accountant import DEFAULT_TOLERANCE, DELTA_MIN, MAX_STEPS, bracket, check_run
-from ..curves.certificate import certificate_of
-from ..foundations.figures import check_plot_path
+from ..curves.options import DEFAULT_TOLERANCE, DELTA_MIN, MAX_STEPS
 from ..foundations.decimals import decimal_text
 from ..foundations.inputs import InputError, Phase, fraction_text, parse_rational
 from ..foundations.parallel import progress_map
@@ -19,7 +17,6 @@ from .common import (
     UsageError,
     add_parallel_arguments,
     add_run_arguments,
-    check_out,
     emit,
     flag,
     run_from_flags,
@@ -27,6 +24,7 @@ from .common import (
 )
 
 __all__ = ["register"]
+
 
 def _phases(ns: argparse.Namespace) -> list[tuple[Phase, str]]:
     given = {f: getattr(ns, f) for f in PHASE_FLAGS if getattr(ns, f) is not None}
@@ -118,14 +116,14 @@ EXIT = {"certified": 0, "inconsistent": 1, "partial": 3}
 
 def cmd_dp(ns: argparse.Namespace) -> int:
     phases = _phases(ns)
-    run = check_run([p for p, _ in phases])
     delta, epsilon = _target(ns)
     tolerance = parse_rational(ns.tolerance, "tolerance")
     if not 0 < tolerance < 1:
         raise InputError(f"tolerance={ns.tolerance} must lie strictly between 0 and 1")
-    if ns.plot is not None:
-        check_plot_path("--plot", ns.plot)
-    check_out(ns.out)
+    from ..curves.accountant import bracket, check_run  # once the flags are read: a typo answers at once
+    from ..curves.certificate import certificate_of
+
+    run = check_run([p for p, _ in phases])
     with workers(ns) as pool:  # one pool (one cluster) for every refinement of the grid
         result = bracket(run, delta=delta, epsilon=epsilon, tolerance=tolerance,
                          mapper=lambda fn, items: progress_map(fn, items, pool, "discretising steps"))
@@ -185,8 +183,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--tolerance", default=fraction_text(DEFAULT_TOLERANCE),
                    help="target relative width of the bracket (default 0.001); tighter costs a finer grid")
     p.add_argument("--json", action="store_true", help="print the sealed certificate instead of the summary")
-    p.add_argument("--out", metavar="FILE", help="also write the certificate to FILE (atomically)")
-    p.add_argument("--plot", metavar="FILE", help="draw the curve's proven band and the RDP curve (.png, .svg, .pdf)")
+    p.add_output("--out", kind="file", metavar="FILE", help="also write the certificate to FILE (atomically)")
+    p.add_output("--plot", kind="plot", metavar="FILE",
+                 help="draw the curve's proven band and the RDP curve (.png, .svg, .pdf)")
     add_parallel_arguments(p, "the phases' distinct steps")
     p.set_defaults(func=cmd_dp)
 

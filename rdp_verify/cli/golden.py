@@ -14,6 +14,11 @@ from .golden_dataset import add_dataset_arguments, cmd_dataset
 __all__ = ["register"]
 
 
+def _out_kind(ns: argparse.Namespace) -> str:
+    """``--out`` is the CSV file, or with ``--grid`` the dataset's directory."""
+    return "directory" if ns.grid is not None else "file"
+
+
 def cmd_golden(ns: argparse.Namespace) -> int:
     if (ns.grid, ns.verify, ns.sample) != (None, None, None):
         if ns.dp:
@@ -46,8 +51,8 @@ def register(subparsers: Any) -> None:
                 "          rdp-verify golden --verify small"),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--out", metavar="FILE", help="write the CSV to FILE (atomically) instead of stdout; "
-                                                 "with --grid, the dataset's directory")
+    p.add_output("--out", kind=_out_kind, metavar="FILE",
+                 help="write the CSV to FILE (atomically) instead of stdout; with --grid, the dataset's directory")
     p.add_argument("--dp", action="store_true",
                    help="the golden (epsilon, delta) vectors instead (certificates/golden-dp-v1.csv): proven "
                         "epsilon(delta) brackets of whole runs; about two minutes")

@@ -11,7 +11,6 @@ import argparse
 import sys
 from typing import Any
 
-from ..reference import dataset
 from .common import UsageError, workers
 
 __all__ = ["add_dataset_arguments", "cmd_dataset"]
@@ -37,6 +36,8 @@ def _verify(ns: argparse.Namespace) -> int:
     sample = 0 if ns.sample is None else ns.sample
     if sample < 0:
         raise UsageError(f"--sample {sample}: must be at least 0")
+    from ..reference import dataset
+
     spec, problems = dataset.verify(ns.verify, sample, workers(ns))
     if problems:
         for line in problems:
@@ -56,6 +57,8 @@ def cmd_dataset(ns: argparse.Namespace) -> int:
         raise UsageError("--sample goes with --verify")
     if ns.out is None:
         raise UsageError("--grid needs --out DIR, the dataset's directory")
+    from ..reference import dataset
+
     spec = dataset.read_grid(ns.grid)
     pool = workers(ns)
     plan = dataset.plan(spec, ns.out)

@@ -13,12 +13,10 @@ import sys
 import textwrap
 from typing import Any
 
+from ..accounting.options import DPS
 from ..accounting.order_lists import ORDER_LISTS, parse_orders
-from ..accounting.rdp import DPS
 from ..foundations.decimals import interval_json
 from ..foundations.inputs import InputError, fraction_text, parse_dps, parse_q, parse_rational, parse_sigma
-from ..foundations.results import MethodUnavailable
-from ..methods.rigorous import epsilon_many
 from .common import emit
 
 __all__ = ["register", "FORMAT"]
@@ -39,6 +37,9 @@ def cmd_rdp(ns: argparse.Namespace) -> int:
     dps = parse_dps(ns.dps)
     if not 1 <= ns.digits <= dps:
         raise InputError(f"--digits {ns.digits}: must lie between 1 and --dps ({dps})")
+    from ..foundations.results import MethodUnavailable  # once the flags are read: a typo answers at once
+    from ..methods.rigorous import epsilon_many
+
     try:
         eps = epsilon_many(q, sigma, list(orders), dps)
     except MethodUnavailable as exc:
@@ -95,5 +96,5 @@ def register(subparsers: Any) -> None:
     p.add_argument("--dps", default=str(DPS), help=f"relative accuracy 10^-dps of each enclosure (default {DPS})")
     p.add_argument("--digits", type=int, default=12, help="significant digits printed, rounded outward (default 12)")
     p.add_argument("--json", action="store_true", help="print the rows as JSON")
-    p.add_argument("--out", metavar="FILE", help="also write the JSON to FILE (atomically)")
+    p.add_output("--out", kind="file", metavar="FILE", help="also write the JSON to FILE (atomically)")
     p.set_defaults(func=cmd_rdp)

@@ -19,12 +19,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..certificates.certificate import dumps
-from ..foundations.atomic import write_atomic
 from ..foundations.inputs import parse_alphas, parse_dps, parse_q, parse_sigma
 from ..foundations.parallel import progress_map
-from ..tightness.figure1 import figure1_data
-from ..tightness.table1 import DEFAULT_GRID, table1_report, table1_text
 from .common import UsageError, add_parallel_arguments, emit, workers
 
 __all__ = ["register"]
@@ -34,13 +30,8 @@ def cmd_figure1(ns: argparse.Namespace) -> int:
     if ns.out is None and not ns.json:
         raise UsageError("nothing to do: give --out DIR (PNG and SVG) and/or --json")
     dps, pool = parse_dps(ns.dps), workers(ns)
-    if ns.out is not None:  # fail before the computation, not after it
-        if Path(ns.out).exists() and not Path(ns.out).is_dir():
-            raise UsageError(f"--out {ns.out}: exists and is not a directory")
-        try:
-            Path(ns.out).mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise UsageError(f"--out {ns.out}: cannot create the directory ({exc.strerror})") from None
+    from ..tightness.figure1 import figure1_data
+
     with pool:  # one pool (one cluster) for both panels
         data = figure1_data(mapper=lambda fn, items: progress_map(fn, items, pool, "figure 1"), dps=dps)
     if ns.out is None:
@@ -51,7 +42,7 @@ def cmd_figure1(ns: argparse.Namespace) -> int:
         written = save(data, ns.out)
         if ns.json:
             path = Path(ns.out) / "figure1.json"
-            write_atomic(path, dumps(data))
+            emit(data, str(path))
             written.append(path)
         print("wrote " + ", ".join(str(p) for p in written), file=sys.stderr)
     bad = [p for p in data["left"] if not p["consistent_with_theorem11"]]
@@ -62,13 +53,14 @@ def cmd_figure1(ns: argparse.Namespace) -> int:
 
 def cmd_table1(ns: argparse.Namespace) -> int:
     dps = parse_dps(ns.dps)
-    grid = {
-        "q": [parse_q(x) for x in ns.q.split(",")] if ns.q else DEFAULT_GRID["q"],
-        "sigma": [parse_sigma(x) for x in ns.sigma.split(",")] if ns.sigma else DEFAULT_GRID["sigma"],
-        "alpha": parse_alphas(ns.alpha) if ns.alpha else DEFAULT_GRID["alpha"],
+    given = {
+        "q": [parse_q(x) for x in ns.q.split(",")] if ns.q else None,
+        "sigma": [parse_sigma(x) for x in ns.sigma.split(",")] if ns.sigma else None,
+        "alpha": parse_alphas(ns.alpha) if ns.alpha else None,
     }
-    if ns.out is not None and not Path(ns.out).resolve().parent.is_dir():
-        raise UsageError(f"--out {ns.out}: the directory does not exist")
+    from ..tightness.table1 import DEFAULT_GRID, table1_report, table1_text
+
+    grid = {axis: DEFAULT_GRID[axis] if values is None else values for axis, values in given.items()}
     report = table1_report(grid, dps)
     if ns.json or ns.out:
         emit(report, ns.out)
@@ -92,7 +84,8 @@ def register(sub: Any) -> None:
         epilog="Example: rdp-verify figure1 --out figures --json",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--out", metavar="DIR", help="write DIR/figure1.png and DIR/figure1.svg (DIR is created)")
+    p.add_output("--out", kind="plot-directory", metavar="DIR",
+                 help="write DIR/figure1.png and DIR/figure1.svg (DIR is created)")
     p.add_argument("--json", action="store_true",
                    help="also write DIR/figure1.json with every plotted number; without --out, print it")
     p.add_argument("--dps", default="20", help="digits of the proven epsilon enclosures (default 20)")
@@ -117,5 +110,5 @@ def register(sub: Any) -> None:
     p.add_argument("--alpha", help="orders, comma-separated (default 2,8,32,128)")
     p.add_argument("--dps", default="20", help="digits of the proven epsilon enclosures (default 20)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
-    p.add_argument("--out", metavar="FILE", help="write the JSON report to FILE (atomically)")
+    p.add_output("--out", kind="file", metavar="FILE", help="write the JSON report to FILE (atomically)")
     p.set_defaults(func=cmd_table1)

@@ -56,16 +56,14 @@ from flint import arb, ctx
 from ..foundations.inputs import InputError, Phase, fraction_text
 from ..foundations.results import arb_to_bounded, to_arb
 from .compose import PLD, Budget, compose, delta_at, epsilon_root, products_needed
-from .discretize import Grid, StepPLD, discretize, grid_range, loss_scale
+from .discretize import StepPLD, discretize, grid_range, loss_scale
 from .gaussian import GaussianCurve, is_gaussian_run
+from .options import DEFAULT_TOLERANCE, DELTA_MIN, MAX_STEPS
 
 __all__ = ["DIRECTIONS", "MAX_STEPS", "DELTA_MIN", "Settings", "Curves", "Bracket", "compose_run",
            "delta_bracket", "epsilon_bracket", "bracket", "check_run", "default_settings", "initial_step"]
 
 DIRECTIONS = ("remove", "add")
-MAX_STEPS = 10**6  # the largest total number of steps supported (and tested)
-DELTA_MIN = Fraction(1, 10**40)  # the smallest δ supported
-DEFAULT_TOLERANCE = Fraction(1, 1000)
 MAX_REFINEMENTS = 6
 MAX_GRID = 4 * 10**6  # grid points of a composed PLD we accept to compute (memory: about 100 MB each)
 MAX_STEP_POINTS = 4 * 10**5  # grid points of one step's discretisation (about 40 s of Arb evaluations)

@@ -1,12 +1,19 @@
-"""Atomic file output: a reader never sees a half-written file, and a failed write leaves none."""
+"""Atomic file output: a reader never sees a half-written file, and a failed write leaves none.
+
+:func:`check_writable` refuses, before a long computation, an output that :func:`write_atomic`
+could not write after it.
+"""
 
 from __future__ import annotations
 
 import os
 import tempfile
 from pathlib import Path
+from typing import Sequence
 
-__all__ = ["write_atomic"]
+from .inputs import InputError
+
+__all__ = ["write_atomic", "check_writable"]
 
 
 def _umask() -> int:
@@ -40,3 +47,57 @@ def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
         except FileNotFoundError:
             pass
         raise
+
+
+def check_writable(path: str | os.PathLike, option: str, directory: bool = False,
+                   suffixes: Sequence[str] = ()) -> None:
+    """Refuse an output path that could not be written, as :class:`InputError` naming ``option`` and the path.
+
+    A file (the default): the path is not a directory, its directory exists and a file can be
+    created in it (the temporary sibling of :func:`write_atomic`), and with ``suffixes`` its name
+    ends in one of them (any case). ``directory=True``: a directory to be filled with such files,
+    made with its parents if missing: the path, if it exists, is a writable directory, else its
+    nearest existing ancestor is one. Nothing is left behind.
+    """
+    where = f"{option} {os.fspath(path)}"
+    try:
+        _check(Path(path), where, directory, suffixes)
+    except OSError as exc:  # e.g. a parent that cannot even be searched
+        raise InputError(f"{where}: {exc.strerror or exc}") from None
+
+
+def _check(target: Path, where: str, directory: bool, suffixes: Sequence[str]) -> None:
+    if directory:
+        if target.exists():
+            if not target.is_dir():
+                raise InputError(f"{where}: exists and is not a directory")
+            _writable_directory(target, where)
+        else:  # made with its parents: the nearest existing ancestor must take them
+            _writable_directory(next(p for p in target.parents if p.exists()), where)
+        return
+    if suffixes and target.suffix.lower() not in suffixes:
+        names = ", ".join(suffixes[:-1]) + f" or {suffixes[-1]}" if len(suffixes) > 1 else suffixes[0]
+        raise InputError(f"{where}: the file name must end in {names}")
+    if target.is_dir():
+        raise InputError(f"{where}: is a directory")
+    _writable_directory(target.parent, where)
+
+
+def _writable_directory(directory: Path, where: str) -> None:
+    """Refuse ``directory`` unless a file can be created in it, tried as :func:`write_atomic` does."""
+    if not directory.exists():
+        raise InputError(f"{where}: directory {directory} does not exist")
+    if not directory.is_dir():
+        raise InputError(f"{where}: {directory} is not a directory")
+    # os.access alone is not enough: root passes it on /proc and /sys, where no file can be created
+    refused = not os.access(directory, os.W_OK | os.X_OK)
+    if not refused:
+        try:
+            fd, probe = tempfile.mkstemp(prefix=".rdp-verify-probe.", suffix=".tmp", dir=directory)
+        except OSError:
+            refused = True
+        else:
+            os.close(fd)
+            os.unlink(probe)
+    if refused:
+        raise InputError(f"{where}: directory {directory} is not writable")

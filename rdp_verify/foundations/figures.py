@@ -4,7 +4,9 @@ A :class:`matplotlib.figure.Figure` built directly (not through ``pyplot``) choo
 changes no global backend; ``savefig`` renders it with the Agg canvas (PNG) or the
 vector backends (SVG, PDF). :func:`save_figure` picks the format from the file suffix and
 writes through :func:`rdp_verify.foundations.atomic.write_atomic`, so a failed run leaves
-no partial image. SVG output carries no date, so it is reproducible byte for byte.
+no partial image; a command checks the path first with
+:func:`rdp_verify.foundations.atomic.check_writable` (``suffixes=FORMATS``) and
+:func:`require_matplotlib`. SVG output carries no date, so it is reproducible byte for byte.
 """
 
 from __future__ import annotations
@@ -18,9 +20,9 @@ from typing import Any
 from .atomic import write_atomic
 from .inputs import InputError
 
-__all__ = ["FORMATS", "new_figure", "save_figure", "check_plot_path"]
+__all__ = ["FORMATS", "new_figure", "save_figure", "require_matplotlib"]
 
-FORMATS = (".png", ".svg", ".pdf")
+FORMATS = (".png", ".svg", ".pdf")  # the suffixes save_figure knows
 
 
 def new_figure(**kwargs: Any) -> Any:
@@ -40,12 +42,7 @@ def save_figure(fig: Any, path: str | os.PathLike, dpi: int = 110) -> Path:
     return target
 
 
-def check_plot_path(option: str, text: str) -> None:
-    """Refuse, before a long computation, a plot file that could not be written."""
-    path = Path(text)
-    if not path.parent.is_dir():
-        raise InputError(f"{option} {text}: directory {path.parent} does not exist")
-    if path.suffix.lower() not in FORMATS:
-        raise InputError(f"{option} {text}: the file name must end in .png, .svg or .pdf")
+def require_matplotlib(option: str) -> None:
+    """Refuse ``option`` at once when matplotlib is missing (found without importing it)."""
     if importlib.util.find_spec("matplotlib") is None:
         raise InputError(f"{option} needs matplotlib: pip install 'rdp_verify[plot]'")

@@ -19,8 +19,6 @@ from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from functools import partial
 from typing import Any, Callable, Iterator, Sequence
 
-from tqdm import tqdm
-
 from .cluster import Cluster, ClusterSpec
 
 __all__ = ["MAX_BATCH", "TASKS_PER_WORKER", "Pool", "batch_size", "progress_map"]
@@ -111,6 +109,8 @@ class Pool:
             with self:
                 yield from self.completed(fn, items, desc, batch, unit)
             return
+        from tqdm import tqdm  # here, not at import: the command line starts without it
+
         bar = tqdm(total=len(items), desc=desc, unit=unit, delay=1.0, file=sys.stderr,
                    disable=len(items) < 2 or not sys.stderr.isatty(), leave=False)
         try:

@@ -10,6 +10,21 @@ vectors, and :func:`check` for other projects' test suites.
 Imports the certificates, the methods and the foundations.
 """
 
-from .checks import DpReport, Report, check, check_dp, golden_dp_rows, golden_rows
+from __future__ import annotations
+
+from typing import Any
 
 __all__ = ["check", "Report", "golden_rows", "check_dp", "DpReport", "golden_dp_rows"]
+
+
+def __getattr__(name: str) -> Any:
+    """The names of :mod:`rdp_verify.reference.checks`, imported on first use (PEP 562).
+
+    Importing a light submodule (``peers``, ``golden``) must not load the engines: the command
+    line's parser reads those at start-up.
+    """
+    if name in __all__:
+        from . import checks
+
+        return getattr(checks, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

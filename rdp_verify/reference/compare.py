@@ -50,14 +50,15 @@ from typing import Any, Callable, Sequence
 
 from ..foundations.decimals import decimal_text
 from ..foundations.figures import new_figure, save_figure
-from ..foundations.inputs import SGM, fraction_text, parse_alphas, parse_q, parse_sigma
+from ..foundations.inputs import SGM, fraction_text
 from ..foundations.parallel import Pool, progress_map
 from ..foundations.results import Bounded
 from ..methods.rigorous import epsilon_bounds
+from .grid import Grid
 from .peers import load
 
 __all__ = [
-    "CLASSES", "RTOL", "ATOL_LOG_A", "DPS", "DEFAULT_GRID", "Grid", "Point",
+    "CLASSES", "RTOL", "ATOL_LOG_A", "DPS", "DEFAULT_GRID", "Point",
     "tolerance", "classify", "call_peer", "compare", "summary", "plot",
 ]
 
@@ -66,26 +67,6 @@ RTOL = Fraction(1, 10**9)
 ATOL_LOG_A = Fraction(1, 10**13)  # per term of the α + 1 term sum for log A_α
 DPS = 15  # digits of our interval: its width is ~1e-15 relative, far inside τ
 _DIGITS = 17  # printed digits of the interval ends (outward-rounded)
-
-
-@dataclass(frozen=True)
-class Grid:
-    """A product grid q × σ × α of exact values (iterated in that order)."""
-
-    q: tuple[Fraction, ...]
-    sigma: tuple[Fraction, ...]
-    alpha: tuple[Fraction, ...]
-
-    @classmethod
-    def parse(cls, q: Sequence[str], sigma: Sequence[str], alpha: Sequence[str]) -> "Grid":
-        return cls(tuple(map(parse_q, q)), tuple(map(parse_sigma, sigma)), tuple(parse_alphas(",".join(alpha))))
-
-    def points(self) -> list[SGM]:
-        return [SGM(q, s, a) for q, s, a in itertools.product(self.q, self.sigma, self.alpha)]
-
-    def describe(self) -> str:
-        n = len(self.q) * len(self.sigma) * len(self.alpha)
-        return f"q: {len(self.q)}, sigma: {len(self.sigma)}, alpha: {len(self.alpha)} values = {n} point{'s' * (n > 1)}"
 
 
 # The default grid is regular, with no value placed at a known defect (q = 0.4 and

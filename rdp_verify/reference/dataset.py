@@ -40,8 +40,8 @@ from ..certificates.certificate import dumps
 from ..foundations.atomic import write_atomic
 from ..foundations.inputs import SGM, InputError, fraction_text
 from ..foundations.parallel import Pool, progress_map
-from .compare import Grid
 from .golden import COLUMNS, DIGITS, DPS, row
+from .grid import Grid
 
 __all__ = ["GRID_FORMAT", "FORMAT", "VERSION", "DEFAULT_CHUNK_SIZE", "MANIFEST", "GridSpec", "read_grid",
            "Plan", "plan", "build", "verify"]

@@ -98,7 +98,7 @@ from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
 from ..foundations.inputs import InputError
-from .peers import PEERS, PeerUnavailable, _import, opacus_rdp_path
+from .peers import INSTALL, PeerUnavailable, _import, opacus_rdp_path
 
 __all__ = ["DP_PEERS", "DpPeer", "PeerEpsilon", "PeerUnavailable", "load_dp", "opacus_get_noise_multiplier"]
 
@@ -108,9 +108,14 @@ Run = Sequence[tuple[float, float, int]]
 @dataclass(frozen=True)
 class DpPeer:
     name: str
-    install: str  # the pip command that provides it
+    library: str  # the package it comes from, a key of rdp_verify.reference.peers.INSTALL
     calls: str  # the library call the adapter evaluates
     stated_error: str | None  # how the peer states its own error on epsilon, or None
+
+    @property
+    def install(self) -> str:
+        """The pip command that provides it."""
+        return INSTALL[self.library]
 
 
 @dataclass(frozen=True)
@@ -127,23 +132,23 @@ _PRV_EPS_ERROR = 0.01  # prv_accountant's eps_error here: the default of Opacus'
 DP_PEERS: dict[str, DpPeer] = {
     p.name: p
     for p in (
-        DpPeer("dp_accounting_pld", PEERS["dp_accounting"].install,
+        DpPeer("dp_accounting_pld", "dp_accounting",
                "dp_accounting.pld.PLDAccountant().compose(PoissonSampledDpEvent(q, GaussianDpEvent(sigma)), steps)"
                ".get_epsilon(delta)", None),
-        DpPeer("dp_accounting_rdp", PEERS["dp_accounting"].install,
+        DpPeer("dp_accounting_rdp", "dp_accounting",
                "dp_accounting.rdp.RdpAccountant().compose(PoissonSampledDpEvent(q, GaussianDpEvent(sigma)), steps)"
                ".get_epsilon(delta)", None),
-        DpPeer("prv_accountant", PEERS["prv_accountant"].install,
+        DpPeer("prv_accountant", "prv_accountant",
                "prv_accountant.PRVAccountant(prvs=[PoissonSubsampledGaussianMechanism(q, sigma)], eps_error=0.01, "
                "delta_error=delta/1000, max_self_compositions=[steps]).compute_epsilon(delta, [steps])[2]",
                f"eps_error={_PRV_EPS_ERROR} (absolute)"),
-        DpPeer("opacus_rdp", PEERS["opacus"].install,
+        DpPeer("opacus_rdp", "opacus",
                "opacus/accountants/rdp.py RDPAccountant(history=[(sigma, q, steps)]).get_epsilon(delta), torch-free",
                None),
-        DpPeer("opacus_prv", PEERS["opacus"].install,
+        DpPeer("opacus_prv", "opacus",
                "opacus/accountants/prv.py PRVAccountant(history=[(sigma, q, steps)]).get_epsilon(delta), torch-free",
                f"eps_error={_PRV_EPS_ERROR} (absolute)"),
-        DpPeer("autodp", PEERS["autodp"].install,
+        DpPeer("autodp", "autodp",
                "autodp.mechanism_zoo.NoisySGD_Mechanism(prob=q, sigma=sigma, niter=steps).get_approxDP(delta)",
                None),
     )
@@ -278,7 +283,7 @@ class _TreeLoader(importlib.machinery.SourceFileLoader):
 
 
 def _opacus_unavailable(why: str) -> PeerUnavailable:
-    return PeerUnavailable(f"opacus cannot be loaded without torch ({why}); Opacus 1.6 works: {PEERS['opacus'].install}")
+    return PeerUnavailable(f"opacus cannot be loaded without torch ({why}); Opacus 1.6 works: {INSTALL['opacus']}")
 
 
 def _load_tree_files(root: Path, files) -> None:

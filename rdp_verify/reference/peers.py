@@ -9,15 +9,19 @@ first used; a missing one raises :class:`PeerUnavailable` naming the pip
 command. Peers see IEEE doubles: callers convert the exact q, σ, α to the
 nearest double first (a relative change below 1.2e-16).
 
+Each peer is named after its library and, where a library has several accountants, the
+accountant (``dp_accounting_rdp``, ``opacus_rdp``): the same names as the (ε, δ) peers of
+:mod:`rdp_verify.reference.dp_peers`, so one accountant has one name everywhere.
+
 What each adapter calls (read from the libraries' source):
 
-``dp_accounting`` (0.6)
+``dp_accounting_rdp`` (dp-accounting 0.6)
     ``rdp.rdp_privacy_accountant._compute_rdp_poisson_subsampled_gaussian(q, σ, [α])``,
     the function ``RdpAccountant`` composes for a ``PoissonSampledDpEvent`` of a
     ``GaussianDpEvent``. Integer α: the Section 3.3 Case I binomial sum for A_α.
     Fractional α: the two eq. (12) series, with every term added in absolute
     value (over-reports) and ``inf`` after 1000 terms without convergence.
-``opacus`` (1.6)
+``opacus_rdp`` (opacus 1.6)
     ``opacus/accountants/analysis/rdp.py``: ``compute_rdp(q=, noise_multiplier=,
     steps=1, orders=[α])``. Integer α: the Case I sum with ``scipy.special.binom``
     (overflows, giving NaN, from α = 1030). Fractional α: the eq. (12) series
@@ -58,7 +62,7 @@ from typing import Callable
 
 from ..foundations.inputs import InputError
 
-__all__ = ["PEERS", "Peer", "PeerUnavailable", "load"]
+__all__ = ["PEERS", "INSTALL", "Peer", "PeerUnavailable", "load"]
 
 RdpFunction = Callable[[float, float, float], float]
 
@@ -67,35 +71,46 @@ class PeerUnavailable(RuntimeError):
     """The peer library is not installed (the message names the pip command)."""
 
 
+# the pip command that provides each library
+INSTALL: dict[str, str] = {
+    "dp_accounting": "pip install 'rdp_verify[peers]'  (or: pip install dp-accounting)",
+    "opacus": "pip install --no-deps opacus==1.6.0  (torch is not needed)",
+    "autodp": "pip install 'rdp_verify[peers]'  (or: pip install autodp)",
+    "prv_accountant": "pip install 'rdp_verify[peers]'  (or: pip install prv-accountant)",
+}
+
+
 @dataclass(frozen=True)
 class Peer:
     name: str
-    install: str  # the pip command that provides it
+    library: str  # the package it comes from, a key of INSTALL
     calls: str  # the library function the adapter evaluates
+
+    @property
+    def install(self) -> str:
+        """The pip command that provides it."""
+        return INSTALL[self.library]
 
 
 PEERS: dict[str, Peer] = {
     p.name: p
     for p in (
-        Peer("dp_accounting", "pip install 'rdp_verify[peers]'  (or: pip install dp-accounting)",
+        Peer("dp_accounting_rdp", "dp_accounting",
              "dp_accounting.rdp.rdp_privacy_accountant._compute_rdp_poisson_subsampled_gaussian"),
-        Peer("opacus", "pip install --no-deps opacus==1.6.0  (torch is not needed)",
-             "opacus/accountants/analysis/rdp.py compute_rdp, loaded without importing torch"),
-        Peer("autodp", "pip install 'rdp_verify[peers]'  (or: pip install autodp)",
-             "autodp.mechanism_zoo.NoisySGD_Mechanism(prob, sigma, niter=1).get_RDP"),
-        Peer("prv_accountant", "pip install 'rdp_verify[peers]'  (or: pip install prv-accountant)",
-             "prv_accountant PoissonSubsampledGaussianMechanism(q, sigma).rdp"),
+        Peer("opacus_rdp", "opacus", "opacus/accountants/analysis/rdp.py compute_rdp, loaded without importing torch"),
+        Peer("autodp", "autodp", "autodp.mechanism_zoo.NoisySGD_Mechanism(prob, sigma, niter=1).get_RDP"),
+        Peer("prv_accountant", "prv_accountant", "prv_accountant PoissonSubsampledGaussianMechanism(q, sigma).rdp"),
     )
 }
 
 
-def _import(peer: str, module: str):
+def _import(library: str, module: str):
     try:
         return importlib.import_module(module)
     except ImportError as exc:
         if (exc.name or "").split(".")[0] == module.split(".")[0]:
-            raise PeerUnavailable(f"{peer} is not installed: {PEERS[peer].install}") from None
-        raise PeerUnavailable(f"{peer} cannot be imported ({exc}): {PEERS[peer].install}") from None
+            raise PeerUnavailable(f"{library} is not installed: {INSTALL[library]}") from None
+        raise PeerUnavailable(f"{library} cannot be imported ({exc}): {INSTALL[library]}") from None
 
 
 def _dp_accounting() -> RdpFunction:
@@ -111,10 +126,10 @@ def opacus_rdp_path() -> Path:
     """Path of Opacus's accountants/analysis/rdp.py, found without importing opacus."""
     spec = importlib.util.find_spec("opacus")  # locates the package; runs no opacus code
     if spec is None or not spec.submodule_search_locations:
-        raise PeerUnavailable(f"opacus is not installed: {PEERS['opacus'].install}")
+        raise PeerUnavailable(f"opacus is not installed: {INSTALL['opacus']}")
     path = Path(list(spec.submodule_search_locations)[0]) / "accountants" / "analysis" / "rdp.py"
     if not path.is_file():
-        raise PeerUnavailable(f"opacus is installed but has no {path}: {PEERS['opacus'].install}")
+        raise PeerUnavailable(f"opacus is installed but has no {path}: {INSTALL['opacus']}")
     return path
 
 
@@ -127,7 +142,7 @@ def _opacus() -> RdpFunction:
         try:
             spec.loader.exec_module(mod)
         except ImportError as exc:  # a future Opacus whose rdp.py imports torch
-            raise PeerUnavailable(f"opacus's rdp.py needs {exc.name}: install it, or {PEERS['opacus'].install}") from None
+            raise PeerUnavailable(f"opacus's rdp.py needs {exc.name}: install it, or {INSTALL['opacus']}") from None
         sys.modules[name] = mod
 
     def rdp(q: float, sigma: float, alpha: float) -> float:
@@ -159,8 +174,8 @@ def _prv_accountant() -> RdpFunction:
 
 
 _LOADERS: dict[str, Callable[[], RdpFunction]] = {
-    "dp_accounting": _dp_accounting,
-    "opacus": _opacus,
+    "dp_accounting_rdp": _dp_accounting,
+    "opacus_rdp": _opacus,
     "autodp": _autodp,
     "prv_accountant": _prv_accountant,
 }

@@ -35,7 +35,7 @@ def test_small_grid_finds_the_inf_at_1e_20(pld, tmp_path, capsys):
     (["--q", "0.1", "--sigma", "1", "--steps", "10", "--delta", "0"], "delta=0"),
     (["--q", "0.1", "--sigma", "1", "--steps", "ten", "--delta", "1e-5"], "steps='ten'"),
     (["--q", "0.1", "--sigma", "1", "--steps", "2000000", "--delta", "1e-5"], "beyond the supported maximum"),
-    (["--against", "opacus"], "unknown peer"),
+    (["--against", "opacus_pld"], "unknown peer"),
 ])
 def test_bad_input_exit_2_nothing_written(args, message, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)

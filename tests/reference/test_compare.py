@@ -12,7 +12,8 @@ from rdp_verify.foundations.inputs import SGM
 from rdp_verify.foundations.results import Bounded
 from rdp_verify.methods.rigorous import epsilon_bounds
 from rdp_verify.reference import compare, peers
-from rdp_verify.reference.compare import DEFAULT_GRID, Grid, classify, tolerance
+from rdp_verify.reference.compare import DEFAULT_GRID, classify, tolerance
+from rdp_verify.reference.grid import Grid
 
 
 def peer(name):
@@ -92,9 +93,9 @@ def test_a_correct_peer_is_exact_although_it_sees_doubles():
 
 
 def test_dp_accounting_integer_orders_are_exact():
-    peer("dp_accounting")
+    peer("dp_accounting_rdp")
     grid = Grid.parse(["1e-4", "0.01", "0.5"], ["0.5", "2.5", "100"], ["2", "17", "256", "2048"])
-    points = compare.compare(["dp_accounting"], grid)
+    points = compare.compare(["dp_accounting_rdp"], grid)
     assert {p.classification for p in points} == {"exact"} and len(points) == 36
 
 
@@ -109,7 +110,7 @@ def classes(name, q, sigma, alphas):
 def test_opacus_fractional_series_stops_early():
     # q = 0.4, σ = 12, α ∈ [58.5, 59.5]: from 58.8 on Opacus returns about −0.52
     alphas = [f"{x / 10:g}" for x in range(585, 596)]
-    got = classes("opacus", "0.4", "12", alphas)
+    got = classes("opacus_rdp", "0.4", "12", alphas)
     unsafe = {a for a, p in got.items() if p.classification == "unsafe"}
     assert unsafe == {Fraction(a) for a in alphas} - {Fraction(a) for a in ("58.5", "58.6", "58.7", "59")}
     assert all(got[a].value < 0 for a in unsafe)
@@ -117,25 +118,25 @@ def test_opacus_fractional_series_stops_early():
 
 
 def test_opacus_negative_rdp():
-    p = classes("opacus", "0.5", "100", ["64.5"])[Fraction("64.5")]
+    p = classes("opacus_rdp", "0.5", "100", ["64.5"])[Fraction("64.5")]
     assert p.classification == "unsafe" and p.value < 0
 
 
 def test_opacus_nan_past_1030():
-    got = classes("opacus", "0.01", "1", ["1029", "1030", "1536", "2048"])
+    got = classes("opacus_rdp", "0.01", "1", ["1029", "1030", "1536", "2048"])
     assert [got[Fraction(a)].classification for a in ("1029", "1030", "1536", "2048")] == \
         ["exact", "non-finite", "non-finite", "non-finite"]
 
 
 def test_dp_accounting_fractional_orders_over_report():
-    p = classes("dp_accounting", "0.01", "2.5", ["1.5"])[Fraction("1.5")]
+    p = classes("dp_accounting_rdp", "0.01", "2.5", ["1.5"])[Fraction("1.5")]
     assert p.classification == "conservative" and 0.02 < p.relative_error < 0.04  # ≈ 3 % high
-    p = classes("dp_accounting", "0.1", "100", ["1.01"])[Fraction("1.01")]
+    p = classes("dp_accounting_rdp", "0.1", "100", ["1.01"])[Fraction("1.01")]
     assert p.classification == "conservative" and 700 < p.value / float(p.epsilon.value) < 900  # ≈ 800×
 
 
 def test_dp_accounting_returns_inf():
-    got = classes("dp_accounting", "0.1", "1", ["1.1", "1.2", "1.3", "1.4", "1.5"])
+    got = classes("dp_accounting_rdp", "0.1", "1", ["1.1", "1.2", "1.3", "1.4", "1.5"])
     assert {p.classification for p in got.values()} == {"non-finite"}
     assert {p.value for p in got.values()} == {math.inf}
 
@@ -158,14 +159,14 @@ def test_list_text_compresses_runs():
 
 
 def test_cli_report_json_and_plot(capsys, tmp_path):
-    peer("opacus")
+    peer("opacus_rdp")
     out_json, out_png = tmp_path / "points.json", tmp_path / "err.png"
-    code, out, err = run(capsys, "compare", "--against", "opacus", "--q", "0.5", "--sigma", "100",
+    code, out, err = run(capsys, "compare", "--against", "opacus_rdp", "--q", "0.5", "--sigma", "100",
                          "--alpha", "2,64.5,2048", "--json", str(out_json), "--plot", str(out_png))
     assert code == 1  # an unsafe point
     assert out.splitlines()[3].split() == ["peer", "exact", "conservative", "unsafe", "non-finite"]
-    assert out.splitlines()[4].split() == ["opacus", "1", "0", "1", "1"]
-    assert "opacus: unsafe at 1 point\n  alpha ∈ {64.5} at every (q, sigma) of the grid" in out
+    assert out.splitlines()[4].split() == ["opacus_rdp", "1", "0", "1", "1"]
+    assert "opacus_rdp: unsafe at 1 point\n  alpha ∈ {64.5} at every (q, sigma) of the grid" in out
     points = json.loads(out_json.read_text())
     assert [p["classification"] for p in points] == ["exact", "unsafe", "non-finite"]
     assert set(points[0]) == {"peer", "q", "sigma", "alpha", "peer_value", "peer_error", "epsilon_lower",
@@ -176,31 +177,31 @@ def test_cli_report_json_and_plot(capsys, tmp_path):
 
 
 def test_cli_json_to_stdout_with_jobs(capsys):
-    peer("dp_accounting")
-    code, out, err = run(capsys, "compare", "--against", "dp_accounting", "--q", "0.01", "--sigma", "2.5",
+    peer("dp_accounting_rdp")
+    code, out, err = run(capsys, "compare", "--against", "dp_accounting_rdp", "--q", "0.01", "--sigma", "2.5",
                          "--alpha", "1.5,2", "--json", "-", "--jobs", "2")
     assert code == 0  # conservative alone is not a failure
     assert [p["classification"] for p in json.loads(out)] == ["conservative", "exact"]
-    assert "dp_accounting: conservative at 1 point" in err
+    assert "dp_accounting_rdp: conservative at 1 point" in err
 
 
 def test_cli_skips_a_missing_peer(capsys, monkeypatch):
     def unavailable(name):
         raise peers.PeerUnavailable(f"{name} is not installed: pip install it")
     monkeypatch.setattr(compare_cli, "load", unavailable)
-    code, out, err = run(capsys, "compare", "--against", "opacus", "--q", "0.1", "--sigma", "1", "--alpha", "2")
+    code, out, err = run(capsys, "compare", "--against", "opacus_rdp", "--q", "0.1", "--sigma", "1", "--alpha", "2")
     assert code == 2 and out == ""
-    assert "rdp-verify: skipping opacus: opacus is not installed: pip install it" in err
+    assert "rdp-verify: skipping opacus_rdp: opacus_rdp is not installed: pip install it" in err
     assert "rdp-verify: error: no requested peer is installed" in err
 
 
 @pytest.mark.parametrize("args, message", [
     (["--against", "tf_privacy"], "--against 'tf_privacy': unknown peer"),
-    (["--against", "opacus", "--q", "2"], "q=2 is outside (0, 1]"),
-    (["--against", "opacus", "--alpha", "2,2"], "repeats an order"),
-    (["--against", "opacus", "--jobs", "0"], "--jobs 0"),
-    (["--against", "opacus", "--plot", "err.txt"], "must end in .png, .svg or .pdf"),
-    (["--against", "opacus", "--json", "no/such/dir/points.json"], "directory no/such/dir does not exist"),
+    (["--against", "opacus_rdp", "--q", "2"], "q=2 is outside (0, 1]"),
+    (["--against", "opacus_rdp", "--alpha", "2,2"], "repeats an order"),
+    (["--against", "opacus_rdp", "--jobs", "0"], "--jobs 0"),
+    (["--against", "opacus_rdp", "--plot", "err.txt"], "must end in .png, .svg or .pdf"),
+    (["--against", "opacus_rdp", "--json", "no/such/dir/points.json"], "directory no/such/dir does not exist"),
 ])
 def test_cli_bad_input(capsys, tmp_path, monkeypatch, args, message):
     monkeypatch.chdir(tmp_path)

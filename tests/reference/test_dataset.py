@@ -7,7 +7,7 @@ import pytest
 
 from rdp_verify.foundations.inputs import InputError
 from rdp_verify.reference import dataset, golden
-from rdp_verify.reference.compare import Grid
+from rdp_verify.reference.grid import Grid
 
 GRID = {"q": ["0.1", "0.2"], "sigma": ["0.5", "1"], "alpha": ["1.5", "2", "4"], "chunk_size": 5}  # 12 points, 3 chunks
 

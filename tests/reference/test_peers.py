@@ -47,7 +47,7 @@ def test_autodp_interpolates_the_cgf_between_integer_orders():
 def test_opacus_nan_comes_from_binomial_overflow():
     # The listed defect "NaN for integer orders past about 1030": scipy.special.binom
     # overflows to inf at binom(1030, 515) (> 1.8e308), and Opacus adds two inf logs.
-    rdp = peer("opacus")
+    rdp = peer("opacus_rdp")
     assert special.binom(1029, 514) < math.inf and special.binom(1030, 515) == math.inf
     assert rdp(0.01, 1.0, 1029.0) == pytest.approx(oracle_eps("0.01", "1", 1029), rel=1e-12)
     assert math.isnan(rdp(0.01, 1.0, 1030.0))
@@ -55,13 +55,13 @@ def test_opacus_nan_comes_from_binomial_overflow():
 
 def test_prv_accountant_shares_opacus_series():
     # both carry TF-Privacy's signed eq. (12) series: the same negative value
-    a, b = peer("opacus")(0.5, 100.0, 64.5), peer("prv_accountant")(0.5, 100.0, 64.5)
+    a, b = peer("opacus_rdp")(0.5, 100.0, 64.5), peer("prv_accountant")(0.5, 100.0, 64.5)
     assert a == b < 0
 
 
 def test_opacus_is_loaded_without_torch():
-    peer("opacus")  # skips when not installed
-    code = ("import sys; from rdp_verify.reference import peers; v = peers.load('opacus')(0.01, 4.0, 32.0); "
+    peer("opacus_rdp")  # skips when not installed
+    code = ("import sys; from rdp_verify.reference import peers; v = peers.load('opacus_rdp')(0.01, 4.0, 32.0); "
             "print(v, 'torch' in sys.modules, 'opacus' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert float(out[0]) == pytest.approx(oracle_eps("0.01", "4", 32), rel=1e-12)
@@ -84,7 +84,7 @@ def test_opacus_rdp_module_imports_only_numpy_and_scipy():
 def test_missing_library_names_the_pip_command(monkeypatch):
     monkeypatch.setitem(sys.modules, "dp_accounting.rdp.rdp_privacy_accountant", None)  # import fails
     with pytest.raises(peers.PeerUnavailable, match=r"dp_accounting is not installed: pip install"):
-        peers._LOADERS["dp_accounting"]()
+        peers._LOADERS["dp_accounting_rdp"]()
     monkeypatch.setattr(peers.importlib.util, "find_spec", lambda name: None)
     with pytest.raises(peers.PeerUnavailable, match=r"opacus is not installed: pip install --no-deps opacus==1.6.0"):
         peers.opacus_rdp_path()
@@ -96,7 +96,7 @@ def test_unknown_peer():
 
 
 def test_values_are_floats_and_warnings_are_silenced(recwarn):
-    value = peer("dp_accounting")(0.1, 1.0, 1.1)  # non-converging series: inf, logged by absl
+    value = peer("dp_accounting_rdp")(0.1, 1.0, 1.1)  # non-converging series: inf, logged by absl
     assert value == math.inf and isinstance(value, float)
-    assert peer("opacus").__name__ == "opacus"
+    assert peer("opacus_rdp").__name__ == "opacus_rdp"
     assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
