@@ -8,9 +8,12 @@ independent cross-check of :mod:`rdp_verify.curves.certificate`); a point whose 
 disagrees makes the verdict ``inconsistent`` (exit 1). Under ``rdp`` each point records the best
 order and the proven bracket of :func:`~rdp_verify.accounting.optimal_order.optimal_epsilon`.
 
-:func:`check_calibration` re-verifies everything that is claimed: seal and schema, the grid
-neighbourhood of the two values, the embedded certificates (recomputed), and the inequalities
-against the target.
+:func:`check_calibration` is :func:`~rdp_verify.certificates.certificate.integrity_errors` (seal and
+schema), then :func:`compare` of the certificate with :func:`recompute`, a fresh calibration of its
+inputs (deterministic: exact rationals, Arb, exact-integer privacy curves): every field on
+:data:`POLICY`'s verified list, the search trace and the embedded certificates included, must equal the
+recomputation; then :func:`self_consistency` re-derives the decisions, the grid neighbourhood, the
+embedded certificates' runs and brackets, and the verdict from the certificate's own fields.
 """
 
 from __future__ import annotations
@@ -19,15 +22,15 @@ from fractions import Fraction
 from typing import Any
 
 from .. import __version__
-from ..accounting.optimal_order import optimal_epsilon
 from ..certificates.certificate import integrity_errors, seal
-from ..curves.certificate import FORMAT as RUN_FORMAT
-from ..curves.certificate import certificate_of, check_run_certificate
-from ..foundations.decimals import decimal_text
+from ..certificates.fields import FieldPolicy
+from ..curves.certificate import SCHEMA as RUN_SCHEMA
+from ..curves.certificate import certificate_of
 from ..foundations.inputs import InputError, fraction_text, parse_rational
-from .solve import CONVERSION, DIGITS, Calibration, Evaluation, Problem, domain
+from .solve import CONVERSION, Calibration, Evaluation, Problem, calibrate, domain
 
-__all__ = ["FORMAT", "SCHEMA", "certificate", "check_calibration", "problem_of"]
+__all__ = ["FORMAT", "SCHEMA", "POLICY", "certificate", "check_calibration", "compare", "problem_of", "recompute",
+           "self_consistency"]
 
 FORMAT = "rdp_verify calibration"
 FORMAT_VERSION = 1
@@ -44,6 +47,30 @@ ACCOUNTANT_TEXT = {
     "rdp": (f"best RDP bound over all real orders alpha > 1 with the {CONVERSION} conversion (Balle et al. 2020, "
             "Theorem 21); 'exceeds' means no order proves epsilon <= target, not that the run is not private"),
 }
+
+
+# An embedded privacy-curve certificate, by its top-level keys: each subtree is compared whole with the
+# recomputed calibration's (the privacy-curve format's own field list is declared in rdp_verify.curves).
+_RUN_FIELDS = FieldPolicy(
+    verified=tuple(f"{key}.**" for key in ("format", "format_version", "mechanism", "inputs", "assumptions", "settings",
+                                           "epsilon", "directions", "proofs", "cross_check", "work", "verdict",
+                                           "content_hash")),
+    not_verified=("software.*",),
+)
+_POINT = ("value", "decision", "epsilon.lower", "epsilon.upper", "tolerance")
+POLICY = FieldPolicy(
+    verified=(
+        "format", "format_version", "mechanism",
+        *(f"inputs.{key}" for key in ("solve_for", "target_epsilon", "delta", "q", "sigma", "steps", "accountant",
+                                      "digits", "tolerance")),
+        "grid", "accountant", "monotonicity",
+        "answer", *(f"answer.{key}" for key in _POINT), "answer.order",
+        "neighbour", *(f"neighbour.{key}" for key in _POINT), "neighbour.order",
+        *(f"search.*.{key}" for key in _POINT),
+        "verdict", "content_hash",
+    ),
+    not_verified=("software.*",),
+) + _RUN_FIELDS.under("answer.certificate") + _RUN_FIELDS.under("neighbour.certificate")
 
 
 def _point(problem: Problem, ev: Evaluation) -> dict[str, Any]:
@@ -106,66 +133,93 @@ def problem_of(inputs: dict[str, Any]) -> Problem:
                    tolerance=parse_rational(inputs["tolerance"], "tolerance"))
 
 
-def _check_point(problem: Problem, name: str, point: dict[str, Any]) -> list[str]:
-    value = Fraction(point["value"])
-    lo, up = point["epsilon"]["lower"], point["epsilon"]["upper"]
-    e = problem.target_epsilon
-    problems = []
-    if point["decision"] == "meets" and not (up is not None and Fraction(up) <= e):
-        problems.append(f"{name}.decision: the upper bound does not meet the target")
-    if point["decision"] == "exceeds" and not Fraction(lo) > e:
-        problems.append(f"{name}.decision: the lower bound does not exceed the target")
-    if problem.accountant == "pld":
-        cert = point.get("certificate")
-        if not isinstance(cert, dict) or cert.get("format") != RUN_FORMAT:
-            return problems + [f"{name}.certificate: missing"]
-        problems += [f"{name}.certificate.{x}" for x in check_run_certificate(cert)]
-        inp = cert["inputs"]
-        run = problem.phase(value)
-        expected = [{"q": fraction_text(run.q), "sigma": fraction_text(run.sigma), "steps": run.steps}]
-        if inp["phases"] != expected or Fraction(inp.get("delta", "-1")) != problem.delta:
-            problems.append(f"{name}.certificate: certifies a different run or delta")
-        proven = cert["epsilon"]  # the claim must follow from it: lo ≤ proven lower, up ≥ proven upper
-        if Fraction(lo) > Fraction(proven["lower"]) or (
-                up is not None and (proven["upper"] is None or Fraction(up) < Fraction(proven["upper"]))):
-            problems.append(f"{name}.epsilon: not what the embedded certificate proves")
-    else:
-        fresh = optimal_epsilon([problem.phase(value)], problem.delta, CONVERSION,
-                                rtol=parse_rational(point["tolerance"], "tolerance"))
-        if decimal_text(fresh.epsilon.lower, DIGITS, "down") != lo or decimal_text(fresh.epsilon.upper, DIGITS, "up") != up:
-            problems.append(f"{name}.epsilon: not confirmed by recomputation")
+def _decision(point: dict[str, Any], target: Fraction) -> str:
+    """What an evaluation's printed bracket decides against the target (as :func:`~.solve.evaluate` does)."""
+    lower, upper = point["epsilon"]["lower"], point["epsilon"]["upper"]
+    return ("meets" if upper is not None and Fraction(upper) <= target else
+            "exceeds" if Fraction(lower) > target else "undecided")
+
+
+def _embedded(problem: Problem, name: str, point: dict[str, Any]) -> list[str]:
+    """The embedded privacy-curve certificate is intact and proves the point's bracket for its run."""
+    cert = point["certificate"]
+    problems = [f"{name}.certificate: {line}" for line in integrity_errors(cert, RUN_SCHEMA)]
+    run = problem.phase(Fraction(point["value"]))
+    expected = {"phases": [{"q": fraction_text(run.q), "sigma": fraction_text(run.sigma), "steps": run.steps}],
+                "delta": fraction_text(problem.delta), "tolerance": point["tolerance"]}
+    if cert["inputs"] != expected:
+        problems.append(f"{name}.certificate.inputs: not the run, delta and tolerance of {name}")
+    if {k: cert["epsilon"][k] for k in ("lower", "upper")} != point["epsilon"]:
+        problems.append(f"{name}.epsilon: not the bracket {name}.certificate proves")
     return problems
 
 
+def self_consistency(cert: dict[str, Any]) -> list[str]:
+    """The certificate's claims re-derived from its own fields (independently of calibrate): ``field: reason``.
+
+    Each decision follows from its bracket and the target; the answer meets the target on the stated grid and
+    the neighbour is the next grid value beyond it (or the answer is the end of the supported range); both are
+    evaluations of the search; an embedded certificate is intact and proves its point's bracket for that run;
+    the verdict follows from all of these. The inputs must be valid.
+    """
+    problem = problem_of(cert["inputs"])
+    target = problem.target_epsilon
+    problems = [f"search.{i}.decision: not what search.{i}.epsilon says against the target"
+                for i, e in enumerate(cert["search"]) if e["decision"] != _decision(e, target)]
+    answer, neighbour = cert["answer"], cert["neighbour"]
+    for name, point in (("answer", answer), ("neighbour", neighbour)):
+        if point is None:
+            continue
+        if point["decision"] != _decision(point, target):
+            problems.append(f"{name}.decision: not what {name}.epsilon says against the target")
+        if {k: point[k] for k in ("value", "decision", "epsilon", "tolerance")} not in cert["search"]:
+            problems.append(f"{name}: not one of the search's evaluations")
+        if problem.accountant == "pld":
+            problems += _embedded(problem, name, point)
+    if answer is None:
+        expected = "infeasible" if cert["search"][-1]["decision"] == "exceeds" else "inconclusive"
+    else:
+        grid, value = problem.grid, Fraction(answer["value"])
+        n = grid.index_at_or_below(value)
+        if grid.value(n) != value:
+            problems.append("answer.value: not on the stated grid")
+        if answer["decision"] != "meets":
+            problems.append("answer.decision: the answer must meet the target")
+        if neighbour is not None:
+            if Fraction(neighbour["value"]) != grid.value(n - 1 if problem.unknown == "sigma" else n + 1):
+                problems.append("neighbour.value: not the next grid value beyond the answer")
+        elif value != domain(problem.unknown)[0 if problem.unknown == "sigma" else 1]:
+            problems.append("neighbour: missing, yet the answer is not at the end of the supported range")
+        proven = all(p is None or "certificate" not in p or p["certificate"]["verdict"] == "certified"
+                     for p in (answer, neighbour))
+        expected = ("inconsistent" if not proven else
+                    "calibrated" if neighbour is None or neighbour["decision"] == "exceeds" else "inconclusive")
+    if cert["verdict"] != expected:
+        problems.append(f"verdict: {expected} by the answer, the neighbour and their certificates")
+    return problems
+
+
+def recompute(cert: dict[str, Any]) -> dict[str, Any]:
+    """The certificate of a fresh calibration of ``cert``'s inputs (raises InputError on bad inputs)."""
+    return certificate(calibrate(problem_of(cert["inputs"])))
+
+
+def compare(claimed: dict[str, Any], fresh: dict[str, Any]) -> list[str]:
+    """``field: reason`` for each verified field of ``claimed`` that differs from its recomputation ``fresh``;
+    if none does, for each claim that does not follow from the certificate's own fields."""
+    return POLICY.compare(claimed, fresh) or self_consistency(claimed)
+
+
 def check_calibration(cert: Any) -> list[str]:
-    """Every problem found, as ``field: reason`` lines; empty means confirmed."""
+    """Every problem found, as ``field: reason`` lines; empty means confirmed.
+
+    Exactly :func:`integrity_errors`, then :func:`compare` against :func:`recompute`.
+    """
     broken = integrity_errors(cert, SCHEMA)
     if broken:
         return broken
     try:
-        problem = problem_of(cert["inputs"])
+        fresh = recompute(cert)
     except (InputError, KeyError, TypeError) as exc:
         return [f"inputs: {exc}"]
-    answer, neighbour = cert["answer"], cert["neighbour"]
-    problems = []
-    if answer is None:
-        return [] if cert["verdict"] in ("infeasible", "inconclusive") else ["verdict: no answer to support it"]
-    grid = problem.grid
-    value = Fraction(answer["value"])
-    n = grid.index_at_or_below(value)
-    if grid.value(n) != value:
-        problems.append("answer.value: not on the stated grid")
-    if answer["decision"] != "meets":
-        problems.append("answer.decision: the answer must meet the target")
-    problems += _check_point(problem, "answer", answer)
-    if neighbour is not None:
-        beyond = n - 1 if problem.unknown == "sigma" else n + 1
-        if Fraction(neighbour["value"]) != grid.value(beyond):
-            problems.append("neighbour.value: not the next grid value beyond the answer")
-        problems += _check_point(problem, "neighbour", neighbour)
-    elif value != domain(problem.unknown)[0 if problem.unknown == "sigma" else 1]:
-        problems.append("neighbour: missing, yet the answer is not at the end of the supported range")
-    decided = neighbour is None or neighbour["decision"] == "exceeds"
-    if cert["verdict"] == "calibrated" and not decided:
-        problems.append("verdict: calibrated without a proof for the neighbour")
-    return problems
+    return compare(cert, fresh)

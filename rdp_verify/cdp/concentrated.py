@@ -82,6 +82,19 @@ def _witness(w: Witness) -> dict[str, Any]:
     }
 
 
+def _inputs(claim: str, **args: Any) -> dict[str, Any]:
+    """The call that made a certificate (``claim`` names the function), as JSON with exact strings, for ``check``."""
+    def encode(x: Any) -> Any:
+        return exact(x) if isinstance(x, Fraction) else [encode(v) for v in x] if isinstance(x, list) else x
+
+    return {"claim": claim, **{key: encode(value) for key, value in args.items()}}
+
+
+def _delta_in_range(delta: Fraction | None) -> None:
+    if delta is not None and not 0 < delta < 1:
+        raise InputError(f"delta={exact(delta)} must lie in (0, 1)")
+
+
 def _loss(q: Fraction, sigma: Fraction, dps: int) -> SGMLoss:
     return SGMLoss(q, sigma, dps)
 
@@ -96,9 +109,11 @@ def zcdp(q: Fraction, sigma: Fraction, rho: Fraction, xi: Fraction = Fraction(0)
     """
     if rho < 0 or xi < 0:
         raise InputError("rho and xi must be non-negative")
+    _delta_in_range(delta)
     loss = _loss(q, sigma, dps)
     best = 1 / (2 * loss.s2)
     body: dict[str, Any] = {
+        "inputs": _inputs("zcdp", q=q, sigma=sigma, rho=rho, xi=xi, delta=delta, dps=dps),
         "claim": {"notion": "zCDP", "parameters": {"rho": exact(rho), "xi": exact(xi)},
                   "statement": "for all alpha > 1: D_alpha <= xi + rho*alpha, both directions "
                                "(MTZ19 Def. 12: M_lambda <= exp(lambda(xi + rho(lambda+1))) for all lambda > 0)"},
@@ -137,9 +152,13 @@ def _tcdp_claim(rho: Fraction | None, omega: Fraction | None, convention: str, e
 def tcdp(q: Fraction, sigma: Fraction, rho: Fraction, omega: Fraction, convention: str = "mtz19",
          dps: int = 20, budget: int = 400) -> dict[str, Any]:
     """(ρ, ω)-tCDP: a cell-by-cell proof on (1, T] or a witness order below T."""
+    if rho < 0:
+        raise InputError("rho must be non-negative")
     end = tcdp_order_end(omega, convention)
     loss = _loss(q, sigma, dps)
-    body: dict[str, Any] = {"claim": _tcdp_claim(rho, omega, convention, end), "mechanism": _mechanism(q, sigma)}
+    body: dict[str, Any] = {"inputs": _inputs("tcdp", q=q, sigma=sigma, rho=rho, omega=omega, convention=convention,
+                                              dps=dps, budget=budget),
+                            "claim": _tcdp_claim(rho, omega, convention, end), "mechanism": _mechanism(q, sigma)}
     if gaussian_line_holds(loss, Fraction(0), rho):
         body.update(verdict="holds", proof=QUASI_CONVEXITY + "; rho >= 1/(2 sigma^2): holds for every omega")
         return seal(body)
@@ -164,10 +183,13 @@ def tcdp(q: Fraction, sigma: Fraction, rho: Fraction, omega: Fraction, conventio
 def best_rho(q: Fraction, sigma: Fraction, omega: Fraction | None = None, convention: str = "mtz19",
              dps: int = 20, budget: int = 400, tol: Fraction = Fraction(1, 10**6)) -> dict[str, Any]:
     """The smallest ρ with (ρ, ω)-tCDP (ω None: ρ-zCDP), as a proven interval."""
+    if not 0 < tol < 1:
+        raise InputError("the relative tolerance must lie in (0, 1)")
+    inputs = _inputs("best_rho", q=q, sigma=sigma, omega=omega, convention=convention, dps=dps, budget=budget, tol=tol)
     loss = _loss(q, sigma, dps)
     exact_best = 1 / (2 * loss.s2)
     if omega is None:
-        body = {"claim": {"notion": "best rho", "parameters": {},
+        body = {"inputs": inputs, "claim": {"notion": "best rho", "parameters": {},
                           "statement": "the best zCDP rho: sup over alpha > 1 of D_alpha/alpha"},
                 "mechanism": _mechanism(q, sigma), "best_rho": interval(exact_best, exact_best),
                 "best_rho_exact": exact(exact_best), "attained": q == 1, "verdict": "holds",
@@ -179,7 +201,7 @@ def best_rho(q: Fraction, sigma: Fraction, omega: Fraction | None = None, conven
     r = sup_ratio(loss, end, budget, tol)
     claim = _tcdp_claim(None, omega, convention, end)
     claim.update(notion="best rho", statement="sup over alpha in (1, T) of D_alpha/alpha, both directions")
-    body = {"claim": claim, "mechanism": _mechanism(q, sigma), "best_rho": interval(r.lower, r.upper),
+    body = {"inputs": inputs, "claim": claim, "mechanism": _mechanism(q, sigma), "best_rho": interval(r.lower, r.upper),
             "argmax_alpha": None if r.argmax is None else exact(r.argmax),
             "verdict": "holds" if r.upper <= r.lower * (1 + tol) else "inconclusive",
             "proof": r.proof, "work": {"order_evaluations": r.evaluations, "relative_tolerance": exact(tol)}}
@@ -189,12 +211,16 @@ def best_rho(q: Fraction, sigma: Fraction, omega: Fraction | None = None, conven
 def largest_omega(q: Fraction, sigma: Fraction, rho: Fraction, convention: str = "mtz19", dps: int = 20,
                   budget: int = 400, tol: Fraction = Fraction(1, 10**6)) -> dict[str, Any]:
     """The largest ω with (ρ, ω)-tCDP as a proven bracket [proven ω, refuted ω]."""
+    if rho < 0 or not 0 < tol < 1:
+        raise InputError("need rho >= 0 and a relative tolerance in (0, 1)")
     loss = _loss(q, sigma, dps)
     offset = 1 if convention == "mtz19" else 0
     tcdp_order_end(Fraction(2), convention)  # validates the convention
     claim = _tcdp_claim(rho, None, convention, None)
     claim.update(notion="largest omega", statement="sup of omega such that D_alpha <= rho*alpha on the order range")
-    body: dict[str, Any] = {"claim": claim, "mechanism": _mechanism(q, sigma)}
+    body: dict[str, Any] = {"inputs": _inputs("largest_omega", q=q, sigma=sigma, rho=rho, convention=convention,
+                                              dps=dps, budget=budget, tol=tol),
+                            "claim": claim, "mechanism": _mechanism(q, sigma)}
     if gaussian_line_holds(loss, Fraction(0), rho):
         body.update(largest_omega="infinity", verdict="holds", proof=QUASI_CONVEXITY + "; rho >= 1/(2 sigma^2)")
         return seal(body)
@@ -222,9 +248,12 @@ def concentrated(q: Fraction, sigma: Fraction, mu: Fraction, tau: Fraction, grou
         raise InputError("group size must be a positive integer")
     if group > 1 and q != 1:
         raise InputError("group privacy is certified for the Gaussian mechanism only (DR16 Corollary 3.3); use --q 1")
+    _delta_in_range(delta)
     loss = _loss(q, sigma / group, dps)  # a group of s shifts the mean by s: noise multiplier sigma/s
     params = {"mu": exact(mu), "tau": exact(tau), "group": str(group)}
     body: dict[str, Any] = {
+        "inputs": _inputs("concentrated", q=q, sigma=sigma, mu=mu, tau=tau, group=group, delta=delta, dps=dps,
+                          budget=budget),
         "claim": {"notion": "CDP", "parameters": params,
                   "statement": "E[L] <= mu and E[exp(lambda(L - E L))] <= exp(lambda^2 tau^2/2) for all real lambda, "
                                "both directions (DR16 Def. 3.3)"},
@@ -320,6 +349,7 @@ def compose(sigmas: list[Fraction]) -> dict[str, Any]:
     )
     valid = direct_mean <= mu_thm and direct_var <= tau2_thm and mgf_equal
     body = {
+        "inputs": _inputs("compose", sigmas=sigmas),
         "claim": {"notion": "composition", "parameters": {f"sigma_{i + 1}": exact(s) for i, s in enumerate(sigmas)},
                   "statement": "DR16 Theorem 3.4: k mechanisms (mu_i, tau_i)-CDP compose to (sum mu_i, sqrt(sum tau_i^2))-CDP"},
         "mechanism": {"name": "composed Gaussians"},
@@ -346,6 +376,7 @@ def dp_to_cdp(epsilon: Fraction, stay: Fraction = Fraction(0), mu: Fraction | No
     """
     if epsilon <= 0 or not 0 <= stay < 1:
         raise InputError("need epsilon > 0 and 0 <= stay < 1")
+    given_tau = tau
     tau = epsilon if tau is None else tau
     if tau <= 0 or (mu is not None and mu < 0):
         raise InputError("need tau > 0 and mu >= 0")
@@ -371,6 +402,7 @@ def dp_to_cdp(epsilon: Fraction, stay: Fraction = Fraction(0), mu: Fraction | No
         verdicts = (mean_verdict, sg_verdict)
         verdict = "refuted" if "refuted" in verdicts else "holds" if verdicts == ("holds", "holds") else "inconclusive"
         body: dict[str, Any] = {
+            "inputs": _inputs("dp_to_cdp", epsilon=epsilon, stay=stay, mu=mu, tau=given_tau),
             "claim": {"notion": "DP => CDP", "parameters": {"epsilon": exact(epsilon), "stay": exact(stay), "tau": exact(tau),
                                                            **({"mu": exact(mu)} if mu is not None else {})},
                       "statement": "the eps-DP antipodal pair is (mu, tau)-CDP; default mu = eps(e^eps - 1)/2 (DR16 Thm 3.5)"},

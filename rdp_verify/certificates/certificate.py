@@ -8,9 +8,14 @@ schema ``schemas/certificate-v1.schema.json`` fixes the keys later tools rely
 on (``epsilon.lower``, ``epsilon.upper``, ``theorem11.condition_4``,
 ``theorem11.condition_5``, ``corollary7.holds``, ``verdict``).
 
-:func:`check_certificate` validates the schema, the hash, then recomputes the
-certificate from its inputs and confirms each claim, naming the first field
-that fails.
+:func:`check_certificate` is :func:`integrity_errors` (schema, hash), then
+:func:`compare` of the certificate with :func:`recompute` (a fresh
+:func:`certify` from its inputs): every field on :data:`POLICY`'s verified
+list must equal the recomputation exactly (certify is deterministic at the
+recorded precisions); then the derived fields must follow from the fields they
+are derived from within the certificate itself (:func:`self_consistency`, an
+independent re-derivation that would catch a bug in certify). ``software`` is
+recorded, not verified.
 """
 
 from __future__ import annotations
@@ -21,20 +26,24 @@ import os
 from fractions import Fraction
 from functools import lru_cache
 from importlib.resources import files
+from itertools import combinations
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterator
 
 import jsonschema
 
+from ..foundations.decimals import decimal_text
 from ..foundations.inputs import (
     SGM,
     InputError,
+    fraction_text,
     parse_alpha,
     parse_dps,
     parse_q,
     parse_sigma,
 )
 from .certify import certify
+from .fields import FieldPolicy
 
 __all__ = [
     "seal",
@@ -45,6 +54,10 @@ __all__ = [
     "check_certificate",
     "CertificateError",
     "integrity_errors",
+    "POLICY",
+    "recompute",
+    "compare",
+    "self_consistency",
 ]
 
 
@@ -112,16 +125,42 @@ def load(path: str | os.PathLike) -> Any:
         raise CertificateError(f"{path} is not JSON: {exc.msg} at line {exc.lineno}") from None
 
 
-def _contains(claim: dict[str, str], computed: dict[str, str]) -> bool:
-    return Fraction(claim["lower"]) <= Fraction(computed["lower"]) and Fraction(computed["upper"]) <= Fraction(claim["upper"])
+# Every field of the format (rdp_verify.certificates.fields): recomputed and compared, or recorded only. A path
+# that is also a parent ("log_A", "methods.*.notes") stands for its null or empty value.
+POLICY = FieldPolicy(
+    verified=(
+        "format", "format_version", "mechanism", "inputs.q", "inputs.sigma", "inputs.alpha", "inputs.dps",
+        "assumptions.*",
+        "methods.*.status", "methods.*.reason", "methods.*.bound_kind",
+        "methods.*.log_A.value", "methods.*.log_A.error_bound",
+        "methods.*.log_B", "methods.*.log_B.value", "methods.*.log_B.error_bound",
+        "methods.*.epsilon.value", "methods.*.epsilon.error_bound",
+        "methods.*.work.**", "methods.*.notes", "methods.*.notes.*",
+        "cross_check.consistent", "cross_check.methods_compared", "cross_check.methods_compared.*",
+        "cross_check.pairs", "cross_check.pairs.*.methods.*",
+        "cross_check.pairs.*.log_A.overlap", "cross_check.pairs.*.log_A.agreement_digits",
+        "cross_check.pairs.*.log_B.overlap", "cross_check.pairs.*.log_B.agreement_digits",
+        "cross_check.pairs.*.epsilon_agreement_digits", "cross_check.epsilon_agreement_digits",
+        "cross_check.conflicts", "cross_check.conflicts.*",
+        "rigorous", "log_A", "log_A.lower", "log_A.upper", "log_B", "log_B.lower", "log_B.upper",
+        "epsilon", "epsilon.lower", "epsilon.upper", "epsilon.source", "epsilon.rigorous", "epsilon.relative_width",
+        "theorem11", "theorem11.statement", "theorem11.L", "theorem11.q_le_one_fifth", "theorem11.sigma_ge_4",
+        "theorem11.condition_4", "theorem11.condition_4_detail.lhs", "theorem11.condition_4_detail.rhs",
+        "theorem11.condition_4_detail.margin", "theorem11.condition_4_detail.decided",
+        "theorem11.condition_5", "theorem11.condition_5_detail.lhs", "theorem11.condition_5_detail.rhs",
+        "theorem11.condition_5_detail.margin", "theorem11.condition_5_detail.decided",
+        "theorem11.all_hold", "theorem11.bound", "theorem11.bound_exact",
+        "theorem11.epsilon_over_bound.lower", "theorem11.epsilon_over_bound.upper", "theorem11.epsilon_le_bound",
+        "corollary7", "corollary7.statement", "corollary7.holds", "corollary7.status", "corollary7.explanation",
+        "corollary7.log_gap.lower", "corollary7.log_gap.upper", "corollary7.on_proven_enclosures",
+        "verdict", "content_hash",
+    ),
+    not_verified=("software.*",),
+)
 
 
-def _overlaps(claim: dict[str, str] | None, computed: dict[str, str] | None) -> bool:
-    if claim is None or computed is None:
-        return claim is computed
-    c, e = Fraction(claim["value"]), Fraction(claim["error_bound"])
-    d, f = Fraction(computed["value"]), Fraction(computed["error_bound"])
-    return abs(c - d) <= e + f
+def _outward(lower: Fraction, upper: Fraction, digits: int) -> tuple[Fraction, Fraction]:
+    return Fraction(decimal_text(lower, digits, "down")), Fraction(decimal_text(upper, digits, "up"))
 
 
 def _width_matches(eps: dict[str, str], dps: int) -> bool:
@@ -137,41 +176,121 @@ def _width_matches(eps: dict[str, str], dps: int) -> bool:
     return (hi - lo) / abs(mid) <= Fraction(eps["relative_width"]) + Fraction(4, 10 ** (dps + 4))
 
 
-def _compare(claim: dict[str, Any], fresh: dict[str, Any]) -> Iterable[str]:
-    """Names of fields whose claim the recomputation does not confirm."""
-    if claim["epsilon"] is not None and not _width_matches(claim["epsilon"], claim["inputs"]["dps"]):
-        yield "epsilon.relative_width"
-    for key in ("verdict", "rigorous"):
-        if claim[key] != fresh[key]:
-            yield key
-    for key in ("log_A", "log_B", "epsilon"):
-        if (claim[key] is None) != (fresh[key] is None):
-            yield key
-        elif claim[key] is not None:
-            if not _contains(claim[key], fresh[key]):
-                lo_ok = Fraction(claim[key]["lower"]) <= Fraction(fresh[key]["lower"])
-                yield f"{key}.{'upper' if lo_ok else 'lower'}"
-    for name, fresh_method in fresh["methods"].items():
-        old = claim["methods"][name]
-        if old["status"] != fresh_method["status"]:
-            yield f"methods.{name}.status"
-            continue
-        if old["status"] == "ok":
-            for key in ("log_A", "log_B", "epsilon"):
-                if not _overlaps(old[key], fresh_method[key]):
-                    yield f"methods.{name}.{key}"
-    if claim["theorem11"] is not None and fresh["theorem11"] is not None:
-        for key in ("q_le_one_fifth", "sigma_ge_4", "condition_4", "condition_5", "all_hold",
-                    "bound_exact", "epsilon_le_bound"):
-            if claim["theorem11"][key] != fresh["theorem11"][key]:
-                yield f"theorem11.{key}"
-    if claim["corollary7"] is not None and fresh["corollary7"] is not None:
-        for key in ("holds", "status"):
-            if claim["corollary7"][key] != fresh["corollary7"][key]:
-                yield f"corollary7.{key}"
-    if claim["cross_check"]["consistent"] != fresh["cross_check"]["consistent"]:
-        yield "cross_check.consistent"
+def _cross_check_derived(cert: dict[str, Any]) -> Iterator[str]:
+    ok = sorted(name for name, m in cert["methods"].items() if m["status"] == "ok")
+    cc = cert["cross_check"]
+    if cert["rigorous"] != (cert["epsilon"] is not None and "rigorous" in ok):
+        yield "rigorous: not whether methods.rigorous produced the interval"
+    if cc["consistent"] != (not cc["conflicts"]):
+        yield "cross_check.consistent: not whether cross_check.conflicts is empty"
+    if cc["methods_compared"] != ok:
+        yield "cross_check.methods_compared: not the methods with status ok"
+    if [p["methods"] for p in cc["pairs"]] != [list(pair) for pair in combinations(ok, 2)]:
+        yield "cross_check.pairs: not one entry per pair of cross_check.methods_compared"
+    digits = [p["epsilon_agreement_digits"] for p in cc["pairs"]]
+    if cc["epsilon_agreement_digits"] != (min(digits) if digits else None):
+        yield "cross_check.epsilon_agreement_digits: not the minimum over cross_check.pairs"
 
+
+def _epsilon_derived(cert: dict[str, Any], alpha: Fraction, digits: int) -> Iterator[str]:
+    eps, log_a, log_b = cert["epsilon"], cert["log_A"], cert["log_B"]
+    if not _width_matches(eps, digits - 5):
+        yield "epsilon.relative_width: smaller than the relative width of [epsilon.lower, epsilon.upper]"
+    if eps["rigorous"] != cert["rigorous"]:
+        yield "epsilon.rigorous: not rigorous"
+    if eps["source"] != ("rigorous" if cert["rigorous"] else "hull of estimate methods"):
+        yield "epsilon.source: not the source rigorous says"
+    # ε_α = max(log A_α, log B_α)/(α − 1): the printed ends may lie only within the outward-rounded value
+    # of that formula on the printed log_A and log_B intervals
+    lo, hi = _outward(max(Fraction(log_a["lower"]), Fraction(log_b["lower"])) / (alpha - 1),
+                      max(Fraction(log_a["upper"]), Fraction(log_b["upper"])) / (alpha - 1), digits)
+    if Fraction(eps["lower"]) < lo:
+        yield "epsilon.lower: below max(log_A.lower, log_B.lower)/(alpha - 1)"
+    if Fraction(eps["upper"]) > hi:
+        yield "epsilon.upper: above max(log_A.upper, log_B.upper)/(alpha - 1)"
+
+
+def _theorem11_derived(t: dict[str, Any], eps: dict[str, str], q: Fraction, sigma: Fraction,
+                       alpha: Fraction) -> Iterator[str]:
+    for k in ("4", "5"):
+        d = t[f"condition_{k}_detail"]
+        rhs, margin = Fraction(d["rhs"]), Fraction(d["margin"])
+        if d["lhs"] != fraction_text(alpha):
+            yield f"theorem11.condition_{k}_detail.lhs: not inputs.alpha"
+        # both are Arb midpoints rounded to 20 significant digits: they agree to that precision
+        if abs(rhs - alpha - margin) > Fraction(1, 10**19) * (abs(rhs) + abs(margin) + alpha):
+            yield f"theorem11.condition_{k}_detail.rhs: rhs - lhs is not margin (to the 20 printed digits)"
+        if t[f"condition_{k}"] != (d["decided"] and margin >= 0):
+            yield f"theorem11.condition_{k}: not what condition_{k}_detail says"
+    bound = 2 * q**2 * alpha / sigma**2
+    if t["q_le_one_fifth"] != (q <= Fraction(1, 5)):
+        yield "theorem11.q_le_one_fifth: not whether inputs.q <= 1/5"
+    if t["sigma_ge_4"] != (sigma >= 4):
+        yield "theorem11.sigma_ge_4: not whether inputs.sigma >= 4"
+    if t["all_hold"] != (t["q_le_one_fifth"] and t["sigma_ge_4"] and t["condition_4"] and t["condition_5"]):
+        yield "theorem11.all_hold: not the conjunction of the four conditions"
+    if t["bound_exact"] != fraction_text(bound):
+        yield "theorem11.bound_exact: not 2 q^2 alpha / sigma^2"
+    if t["bound"] != decimal_text(bound, 25):
+        yield "theorem11.bound: not bound_exact to 25 digits"
+    lo, hi = _outward(Fraction(eps["lower"]) / bound, Fraction(eps["upper"]) / bound, 20)
+    if Fraction(t["epsilon_over_bound"]["lower"]) < lo or Fraction(t["epsilon_over_bound"]["upper"]) > hi:
+        yield "theorem11.epsilon_over_bound: not within epsilon / bound_exact"
+    # the unrounded upper end lies in [epsilon.lower, epsilon.upper]: the printed ends decide unless they straddle
+    forced = True if Fraction(eps["upper"]) <= bound else False if Fraction(eps["lower"]) > bound else None
+    if forced is not None and t["epsilon_le_bound"] != forced:
+        yield "theorem11.epsilon_le_bound: contradicts epsilon and bound_exact"
+
+
+def _corollary7_derived(c: dict[str, Any], cert: dict[str, Any], q: Fraction) -> Iterator[str]:
+    log_a, log_b = cert["log_A"], cert["log_B"]
+    lo, hi = _outward(Fraction(log_a["lower"]) - Fraction(log_b["upper"]),
+                      Fraction(log_a["upper"]) - Fraction(log_b["lower"]), 20)
+    gap_lo, gap_hi = Fraction(c["log_gap"]["lower"]), Fraction(c["log_gap"]["upper"])
+    if gap_lo < lo or gap_hi > hi:
+        yield "corollary7.log_gap: not within log_A - log_B"
+    status = ("equal" if q == 1 else "proven" if gap_lo >= 0 else "violated" if gap_hi < 0 else "unresolved")
+    if c["status"] != status:
+        yield "corollary7.status: not what inputs.q and log_gap say"
+    if c["holds"] != (c["status"] in ("proven", "equal")):
+        yield "corollary7.holds: not what corollary7.status says"
+    if c["on_proven_enclosures"] != cert["rigorous"]:
+        yield "corollary7.on_proven_enclosures: not rigorous"
+
+
+def self_consistency(cert: dict[str, Any]) -> list[str]:
+    """Derived fields re-derived from the certificate's own fields (independently of certify): ``field: reason``.
+
+    The widths, the Theorem 11 and Corollary 7 conditions and the verdict must follow from the fields they are
+    derived from, so a certificate with an edited end or margin disagrees with itself. The inputs must parse.
+    """
+    inp = cert["inputs"]
+    q, sigma, alpha = parse_q(inp["q"]), parse_sigma(inp["sigma"]), parse_alpha(inp["alpha"])
+    problems = list(_cross_check_derived(cert))
+    if cert["epsilon"] is not None and cert["log_A"] is not None and cert["log_B"] is not None:
+        problems += _epsilon_derived(cert, alpha, parse_dps(inp["dps"]) + 5)
+        if cert["theorem11"] is not None:
+            problems += _theorem11_derived(cert["theorem11"], cert["epsilon"], q, sigma, alpha)
+        if cert["corollary7"] is not None:
+            problems += _corollary7_derived(cert["corollary7"], cert, q)
+    consistent = (cert["epsilon"] is not None and cert["cross_check"]["consistent"]
+                  and (cert["corollary7"] or {}).get("status") != "violated")
+    if cert["verdict"] != ("certified" if consistent else "inconsistent"):
+        problems.append("verdict: not what cross_check.consistent and corollary7.status say")
+    return problems
+
+
+def recompute(cert: dict[str, Any]) -> dict[str, Any]:
+    """The certificate :func:`certify` writes for ``cert``'s inputs (raises InputError on bad inputs)."""
+    inp = cert["inputs"]
+    sgm = SGM(parse_q(inp["q"]), parse_sigma(inp["sigma"]), parse_alpha(inp["alpha"]))
+    return certify(sgm, parse_dps(inp["dps"]))
+
+
+def compare(claimed: dict[str, Any], fresh: dict[str, Any]) -> list[str]:
+    """``field: reason`` for each verified field of ``claimed`` that differs from its recomputation ``fresh``;
+    if none does, for each derived field that does not follow from the certificate's own fields."""
+    return POLICY.compare(claimed, fresh) or self_consistency(claimed)
 
 def integrity_errors(cert: Any, schema: str = SCHEMA) -> list[str]:
     """The first schema violation, or a content hash that does not match; empty if the file is intact."""
@@ -184,15 +303,15 @@ def integrity_errors(cert: Any, schema: str = SCHEMA) -> list[str]:
 
 
 def check_certificate(cert: Any) -> list[str]:
-    """Every problem found, as ``field: reason`` lines; empty means confirmed."""
+    """Every problem found, as ``field: reason`` lines; empty means confirmed.
+
+    Exactly :func:`integrity_errors`, then :func:`compare` against :func:`recompute`.
+    """
     broken = integrity_errors(cert)
     if broken:
         return broken
-    inp = cert["inputs"]
     try:
-        sgm = SGM(parse_q(inp["q"]), parse_sigma(inp["sigma"]), parse_alpha(inp["alpha"]))
-        dps = parse_dps(inp["dps"])
+        fresh = recompute(cert)
     except InputError as exc:
         return [f"inputs: {exc}"]
-    fresh = certify(sgm, dps)
-    return [f"{field}: not confirmed by recomputation" for field in _compare(cert, fresh)]
+    return compare(cert, fresh)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import sys
-from typing import Any
+from typing import Any, Callable
 
 from ..foundations.inputs import SGM, parse_alphas, parse_dps, parse_q, parse_sigma
 from ..foundations.parallel import progress_map
@@ -43,20 +43,56 @@ def cmd_certify(ns: argparse.Namespace) -> int:
     return 1 if bad else 0
 
 
-def _check_any(cert: Any) -> list[str]:
-    """Check a certificate of any kind rdp_verify writes, by its ``format`` field."""
+def _checks() -> dict[str, tuple[Callable[[Any], list[str]], Any]]:
+    """Every sealed format check accepts: its check and its field lists (imported on first use: start-up stays light)."""
     from ..calibration.certificate import FORMAT as CALIBRATION_FORMAT
+    from ..calibration.certificate import POLICY as CALIBRATION_POLICY
     from ..calibration.certificate import check_calibration
-    from ..certificates.certificate import check_certificate
+    from ..cdp.certificate import FORMAT as CDP_FORMAT
+    from ..cdp.check import POLICY as CDP_POLICY
+    from ..cdp.check import check_claim
+    from ..certificates.certificate import POLICY, check_certificate
+    from ..certificates.certify import FORMAT
     from ..curves.certificate import FORMAT as RUN_FORMAT
+    from ..curves.certificate import POLICY as RUN_POLICY
     from ..curves.certificate import check_run_certificate
 
+    return {FORMAT: (check_certificate, POLICY), CALIBRATION_FORMAT: (check_calibration, CALIBRATION_POLICY),
+            CDP_FORMAT: (check_claim, CDP_POLICY), RUN_FORMAT: (check_run_certificate, RUN_POLICY)}
+
+
+def _format(cert: Any) -> str:
+    """The format of a certificate by its ``format`` field; anything else is checked (and refused) as the core one."""
+    from ..certificates.certify import FORMAT
+
     kind = cert.get("format") if isinstance(cert, dict) else None
-    if kind == RUN_FORMAT:
-        return check_run_certificate(cert)
-    if kind == CALIBRATION_FORMAT:
-        return check_calibration(cert)
-    return check_certificate(cert)
+    return kind if kind in _checks() else FORMAT
+
+
+def _check_any(cert: Any) -> list[str]:
+    """Check a certificate of any kind rdp_verify writes."""
+    return _checks()[_format(cert)][0](cert)
+
+
+def _confirmed(certs: list[Any]) -> str:
+    """What was verified in confirmed certificates: counts of verified fields and the fields only recorded."""
+    verified, recorded, unclassified = 0, [], []
+    for cert in certs:
+        policy = _checks()[_format(cert)][1]
+        if policy is None:
+            unclassified.append(cert["format"])
+            continue
+        verified += policy.verified_count(cert)
+        recorded += [p for p in policy.not_verified if p not in recorded]
+    n = len(certs)
+    text = f"{n} certificate{'s' if n > 1 else ''}: schema, content hash"
+    if verified:
+        text += f", {verified} fields recomputed and compared"
+    if recorded:
+        text += f"; recorded, not verified: {', '.join(recorded)}"
+    if unclassified:
+        text += f"; claims recomputed, fields not yet listed: {', '.join(sorted(set(unclassified)))}"
+    return text
 
 
 def cmd_check(ns: argparse.Namespace) -> int:
@@ -77,8 +113,7 @@ def cmd_check(ns: argparse.Namespace) -> int:
         for line in failures:
             print(f"{ns.file}: FAILED {line}")
         return 1
-    print(f"{ns.file}: confirmed ({len(certs)} certificate{'s' if len(certs) > 1 else ''}: "
-          "schema, content hash and every recomputed claim)")
+    print(f"{ns.file}: confirmed ({_confirmed(certs)})")
     return 0
 
 
@@ -105,11 +140,12 @@ def register(sub: Any) -> None:
 
     p = sub.add_parser(
         "check",
-        help="validate a certificate file and recompute every claim",
+        help="validate a certificate file, recompute it and compare every field",
         description=(
             "Validate FILE (one certificate or a JSON array) against the shipped JSON Schema,\n"
-            "verify its content hash, recompute it from its inputs and confirm every claim,\n"
-            "or name the first field that fails. Works for the certificates of certify and of dp."
+            "verify its content hash, recompute it from its inputs and compare every field\n"
+            "(those only recorded, such as software versions, are listed), or name each field\n"
+            "that fails. Works for the certificates of certify, dp, calibrate and cdp."
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -10,13 +10,14 @@ from rdp_verify.certificates.certificate import content_hash
 
 
 def body(verdict="holds", **extra):
-    return {"claim": {"notion": "zCDP", "statement": "s", "parameters": {"rho": "0.1"}},
+    return {"inputs": {"claim": "zcdp"}, "claim": {"notion": "zCDP", "statement": "s", "parameters": {"rho": "0.1"}},
             "mechanism": {"name": "Gaussian", "q": "1", "sigma": "2"}, "verdict": verdict, "proof": "p", **extra}
 
 
 def test_seal_adds_hash_and_validates():
     cert = seal(body())
     assert cert["content_hash"] == content_hash(cert) and schema_errors(cert) == []
+    assert schema_errors({k: v for k, v in cert.items() if k != "inputs"}) == ["(top level): 'inputs' is a required property"]
     cert["verdict"] = "refuted"
     assert any("witness" in e for e in schema_errors(cert))
 

@@ -1,9 +1,11 @@
 import json
+import re
 import subprocess
 import sys
 
 import pytest
 
+from rdp_verify.certificates.certificate import content_hash
 from rdp_verify.cli import main
 
 
@@ -31,7 +33,21 @@ def test_certify_list_and_file(capsys, tmp_path):
         pairs = {tuple(p["methods"]): p for p in c["cross_check"]["pairs"]}
         assert pairs[("quadrature", "series")]["epsilon_agreement_digits"] >= 25
     code, out, err = run(capsys, "check", str(path))
-    assert code == 0 and "confirmed (3 certificates" in out
+    assert code == 0 and re.fullmatch(r".*certs\.json: confirmed \(3 certificates: schema, content hash, \d{3} fields "
+                                      r"recomputed and compared; recorded, not verified: software\.\*\)\n", out)
+
+
+def test_check_a_cdp_claim(capsys, tmp_path):
+    path = tmp_path / "claim.json"
+    assert run(capsys, "cdp", "zcdp", "--q", "0.01", "--sigma", "1", "--rho", "0.5", "--out", str(path))[0] == 0
+    code, out, err = run(capsys, "check", str(path))
+    assert code == 0 and "confirmed (1 certificate: schema, content hash, " in out
+    cert = json.loads(path.read_text())
+    cert["best_rho"]["value"] = "0.25"
+    cert["content_hash"] = content_hash(cert)
+    path.write_text(json.dumps(cert))
+    code, out, err = run(capsys, "check", str(path))
+    assert code == 1 and out == f'{path}: FAILED best_rho.value: claimed "0.25", recomputed "0.5"\n'
 
 
 def test_grid_with_jobs(capsys):
