@@ -10,7 +10,16 @@ import rdp_verify
 project = "rdp_verify"
 author = "rdp_verify developers"
 release = version = rdp_verify.__version__
-extensions = ["myst_parser", "sphinx.ext.autodoc", "sphinx.ext.napoleon", "sphinxarg.ext"]
+extensions = [
+    "myst_parser",
+    "sphinx.ext.autodoc",
+    "sphinx.ext.napoleon",
+    "sphinx.ext.mathjax",
+    "sphinxarg.ext",
+    # MathJax 3 shipped inside the package and copied to _static/mathjax: the site typesets its
+    # formulas ($...$ and $$...$$, MyST's dollarmath) without any network access.
+    "sphinx-mathjax-offline",
+]
 source_suffix = {".md": "markdown"}
 root_doc = "index"
 exclude_patterns = ["_build"]
