@@ -79,12 +79,22 @@ def two_step_delta(q, sigma, epsilon):
         return qm * mp.ncdf(-(z - 1) / s) - t * mp.ncdf(-z / s)
 
     log_w = lambda z: mp.log(mu(z) / mu0(z))  # noqa: E731
-    remove = mp.quad(lambda z: mu(z) * curve(mp.exp(_mp(epsilon) - log_w(z))), [-mp.inf, -6 * s, 0, 1, 6 * s + 1, mp.inf])
+
+    def z_at(loss):  # log w(z) = loss, w = 1 − q + q·e^{(2z−1)/(2σ²)} increasing; None below log(1 − q)
+        t = mp.exp(loss) - 1 + qm
+        return None if t <= 0 else mp.mpf(1) / 2 + s ** 2 * mp.log(t / qm)
+
+    def pieces(kink):  # H is smooth but not analytic where its argument crosses 1 − q: split the integral there
+        points = [-6 * s, mp.mpf(0), mp.mpf(1), 6 * s + 1] + ([] if kink is None else [kink])
+        return [-mp.inf] + sorted(points) + [mp.inf]
+
+    eps = _mp(epsilon)
+    remove = mp.quad(lambda z: mu(z) * curve(mp.exp(eps - log_w(z))), pieces(z_at(eps - mp.log(1 - qm))))
 
     def add_curve(x):  # perspective: H_add(x) = 1 − x + x·H_remove(1/x)
         return 1 - x + x * curve(1 / x)
 
-    add = mp.quad(lambda z: mu0(z) * add_curve(mp.exp(_mp(epsilon) + log_w(z))), [-mp.inf, -6 * s, 0, 1, 6 * s + 1, mp.inf])
+    add = mp.quad(lambda z: mu0(z) * add_curve(mp.exp(eps + log_w(z))), pieces(z_at(-mp.log(1 - qm) - eps)))
     return max(remove, add)
 
 

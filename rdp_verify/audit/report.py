@@ -195,9 +195,9 @@ def audit_claim(claim: Claim, dps: int = DPS, rtol: Fraction = RTOL,
     """The audit report of one claim (a JSON-ready dict; see the module docstring)."""
     rdp = _audit_rdp(claim, dps, rtol) if "rdp" in claim.accountants else None
     pld = _audit_pld(claim, tolerance) if "pld" in claim.accountants else None
-    if pld is not None and pld["certificate"]["verdict"] != "certified":
+    if pld is not None and pld["certificate"]["verdict"] == "inconsistent":
         pld["verdict"] = "inconclusive"
-        pld["argument"] = "the privacy-curve certificate is not 'certified': its cross-check disagrees"
+        pld["argument"] = "the privacy-curve certificate is 'inconsistent': its cross-check disagrees"
     if pld is not None and pld["verdict"] in ("holds", "violated"):
         verdict, decided = pld["verdict"], {"accountant": "pld", "argument": pld["argument"]}
     elif rdp is not None and rdp["verdict"] == "holds":

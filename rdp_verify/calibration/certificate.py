@@ -24,8 +24,10 @@ from typing import Any
 from .. import __version__
 from ..certificates.certificate import integrity_errors, seal
 from ..certificates.fields import FieldPolicy
+from ..curves.certificate import POLICY as RUN_POLICY
 from ..curves.certificate import SCHEMA as RUN_SCHEMA
 from ..curves.certificate import certificate_of
+from ..curves.certificate import compare as compare_run
 from ..foundations.inputs import InputError, fraction_text, parse_rational
 from .solve import CONVERSION, Calibration, Evaluation, Problem, calibrate, domain
 
@@ -49,14 +51,6 @@ ACCOUNTANT_TEXT = {
 }
 
 
-# An embedded privacy-curve certificate, by its top-level keys: each subtree is compared whole with the
-# recomputed calibration's (the privacy-curve format's own field list is declared in rdp_verify.curves).
-_RUN_FIELDS = FieldPolicy(
-    verified=tuple(f"{key}.**" for key in ("format", "format_version", "mechanism", "inputs", "assumptions", "settings",
-                                           "epsilon", "directions", "proofs", "cross_check", "work", "verdict",
-                                           "content_hash")),
-    not_verified=("software.*",),
-)
 _POINT = ("value", "decision", "epsilon.lower", "epsilon.upper", "tolerance")
 POLICY = FieldPolicy(
     verified=(
@@ -70,7 +64,7 @@ POLICY = FieldPolicy(
         "verdict", "content_hash",
     ),
     not_verified=("software.*",),
-) + _RUN_FIELDS.under("answer.certificate") + _RUN_FIELDS.under("neighbour.certificate")
+) + RUN_POLICY.under("answer.certificate") + RUN_POLICY.under("neighbour.certificate")
 
 
 def _point(problem: Problem, ev: Evaluation) -> dict[str, Any]:
@@ -92,7 +86,7 @@ def _inputs(problem: Problem) -> dict[str, Any]:
 
 
 def _consistent(point: dict[str, Any] | None) -> bool:
-    return point is None or "certificate" not in point or point["certificate"]["verdict"] == "certified"
+    return point is None or "certificate" not in point or point["certificate"]["verdict"] != "inconsistent"
 
 
 def certificate(cal: Calibration) -> dict[str, Any]:
@@ -190,8 +184,7 @@ def self_consistency(cert: dict[str, Any]) -> list[str]:
                 problems.append("neighbour.value: not the next grid value beyond the answer")
         elif value != domain(problem.unknown)[0 if problem.unknown == "sigma" else 1]:
             problems.append("neighbour: missing, yet the answer is not at the end of the supported range")
-        proven = all(p is None or "certificate" not in p or p["certificate"]["verdict"] == "certified"
-                     for p in (answer, neighbour))
+        proven = all(_consistent(p) for p in (answer, neighbour))
         expected = ("inconsistent" if not proven else
                     "calibrated" if neighbour is None or neighbour["decision"] == "exceeds" else "inconclusive")
     if cert["verdict"] != expected:
@@ -207,7 +200,12 @@ def recompute(cert: dict[str, Any]) -> dict[str, Any]:
 def compare(claimed: dict[str, Any], fresh: dict[str, Any]) -> list[str]:
     """``field: reason`` for each verified field of ``claimed`` that differs from its recomputation ``fresh``;
     if none does, for each claim that does not follow from the certificate's own fields."""
-    return POLICY.compare(claimed, fresh) or self_consistency(claimed)
+    problems = POLICY.compare(claimed, fresh)
+    for name in ("answer", "neighbour"):  # the embedded certificates' estimates: within their error bounds
+        mine, theirs = claimed.get(name), fresh.get(name)
+        if not problems and isinstance(mine, dict) and isinstance(theirs, dict) and "certificate" in mine:
+            problems += [f"{name}.certificate.{line}" for line in compare_run(mine["certificate"], theirs["certificate"])]
+    return problems or self_consistency(claimed)
 
 
 def check_calibration(cert: Any) -> list[str]:

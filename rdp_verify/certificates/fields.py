@@ -5,7 +5,10 @@ has a *path*: its keys and array indices joined by dots, e.g. ``methods.series.l
 ``cross_check.pairs.0.methods.1``. A :class:`FieldPolicy` puts every leaf of a format in exactly one
 of two lists of path patterns:
 
-* ``verified``: recomputed from the certificate's inputs and compared;
+* ``verified``: recomputed from the certificate's inputs and compared exactly;
+* ``approximate``: recomputed and compared by the format's own rule, for the few fields that are
+  estimates in floating point (a value agrees within its stated error bound, which agrees within a
+  factor two) and the fields derived from them (re-derived from the certificate's own numbers);
 * ``not_verified``: recorded, not verified (software versions: facts about the machine that wrote it).
 
 A pattern is a path whose segments may be ``*`` (any one segment) and whose last segment (after at least one
@@ -119,20 +122,29 @@ class FieldPolicy:
 
     verified: tuple[str, ...]
     not_verified: tuple[str, ...]
+    approximate: tuple[str, ...] = ()
 
     def under(self, prefix: str) -> FieldPolicy:
         """The same policy for a certificate embedded at ``prefix``."""
         return FieldPolicy(tuple(f"{prefix}.{p}" for p in self.verified),
-                           tuple(f"{prefix}.{p}" for p in self.not_verified))
+                           tuple(f"{prefix}.{p}" for p in self.not_verified),
+                           tuple(f"{prefix}.{p}" for p in self.approximate))
 
     def __add__(self, other: FieldPolicy) -> FieldPolicy:
-        return FieldPolicy(self.verified + other.verified, self.not_verified + other.not_verified)
+        return FieldPolicy(self.verified + other.verified, self.not_verified + other.not_verified,
+                           self.approximate + other.approximate)
 
     def is_verified(self, path: str) -> bool | None:
-        """True (verified), False (recorded, not verified) or None (in neither list, or in both)."""
+        """True (verified, exactly or approximately), False (recorded, not verified) or None (in no list, or in
+        more than one)."""
         v = _compiled(self.verified).fullmatch(path) is not None
+        a = _compiled(self.approximate).fullmatch(path) is not None
         n = _compiled(self.not_verified).fullmatch(path) is not None
-        return None if v == n else v
+        return None if v + a + n != 1 else not n
+
+    def is_approximate(self, path: str) -> bool:
+        """The leaf is compared by the format's own rule, not exactly."""
+        return _compiled(self.approximate).fullmatch(path) is not None
 
     def partition_errors(self, cert: Any) -> list[str]:
         """Leaves of ``cert`` in neither list or in both: empty iff the lists partition its fields."""
@@ -161,8 +173,8 @@ class FieldPolicy:
                 reported.append(path)
                 yield (f"{path}: not a field of this certificate format" if path in mine
                        else f"{path}: recomputed, but in no field list (a gap in rdp_verify's field policy)")
-            elif kind and path.rsplit(".", 1)[-1] != "content_hash" and not _same(_get(claimed, path),
-                                                                                  _get(fresh, path)):
+            elif kind and path.rsplit(".", 1)[-1] != "content_hash" and not self.is_approximate(path) \
+                    and not _same(_get(claimed, path), _get(fresh, path)):
                 at = _divergence(claimed, fresh, path)
                 reported.append(at)
                 yield f"{at}: claimed {_show(_get(claimed, at))}, recomputed {_show(_get(fresh, at))}"

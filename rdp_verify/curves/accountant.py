@@ -242,15 +242,17 @@ def compose_run(phases: Sequence[Phase], settings: Settings, mapper: Mapper = ma
 
 
 def _single(step: StepPLD, direction: str, bound: str) -> PLD:
-    """One step's PLD for a direction and a bound, on the grid (the add direction is mirrored)."""
+    """One step's PLD for a direction and a bound, on its grid log(anchor) + kh (the add direction mirrored)."""
     g, rounding = step.grid, "up" if bound == "upper" else "down"
+    shift = ((g.anchor, 1),) if g.anchor != 1 else ()  # the losses are log(anchor) + kh
     if direction == "remove":
         masses = step.remove_upper if bound == "upper" else step.remove_lower
         inf = step.remove_upper_inf if bound == "upper" else 0
-        return PLD.from_masses(masses, g.k_lo, inf, step.bits, g.h, rounding)
+        return PLD.from_masses(masses, g.k_lo, inf, step.bits, g.h, rounding, shift)
     masses = step.add_upper if bound == "upper" else step.add_lower
     inf = step.add_upper_inf if bound == "upper" else 0
-    return PLD.from_masses(list(reversed(masses)), -g.k_hi, inf, step.bits, g.h, rounding)
+    return PLD.from_masses(list(reversed(masses)), -g.k_hi, inf, step.bits, g.h, rounding,
+                           tuple((q, -c) for q, c in shift))
 
 
 def _exact(x: arb) -> Fraction:

@@ -16,11 +16,13 @@ and seals the result (schema ``privacy-curve-v2``, content hash as for every cer
 * ``certified`` (exit 0): both ends proven and finite, not vacuous; ``tolerance_met`` says whether the
   relative width meets the tolerance, and ``shortfall`` by how much it misses.
 
-:func:`check_run_certificate` re-verifies every field of the certificate: the grid ranges are
-recomputed from the settings, the bracket is recomputed with them (exact integers: the same on every
-machine) and must lie inside the claimed one, the derived fields (widths, tolerance, the cross-check's
-booleans, the verdict) are re-derived from the claimed fields, and the estimate is recomputed at the
-claimed point. :data:`NOT_VERIFIED` lists the fields it records but does not check.
+:func:`check_run_certificate` re-verifies every field (:data:`POLICY`): the grid ranges are recomputed
+from the settings (mpmath at fixed precision) and the bracket with them (exact integers and Arb: the
+same on every machine), and every deterministic field must equal the recomputation; the independent
+estimate (double precision, whose last bits may differ between machines) must agree within its error
+bounds; the derived fields (widths, tolerance, the cross-check's booleans, the verdict and its reason)
+are re-derived from the certificate's own fields. :data:`NOT_VERIFIED` lists the fields it records but
+does not check.
 """
 
 from __future__ import annotations
@@ -30,15 +32,16 @@ from typing import Any, Sequence
 
 from .. import __version__
 from ..certificates.certificate import integrity_errors, seal
+from ..certificates.fields import FieldPolicy
 from ..foundations.decimals import decimal_text
 from ..foundations.inputs import InputError, Phase, fraction_text, parse_q, parse_rational, parse_run_sigma
 from .accountant import DEFAULT_TOLERANCE, Bracket, Curves, Settings, bracket, delta_bracket
 from .crosscheck import Estimate, estimate_delta
-from .discretize import grid_range, precision
+from .discretize import precision
 from .gaussian import GaussianCurve
 
-__all__ = ["FORMAT", "FORMAT_VERSION", "SCHEMA", "NOT_VERIFIED", "certify_run", "certificate_of",
-           "check_run_certificate", "verdict_of", "DIGITS"]
+__all__ = ["FORMAT", "FORMAT_VERSION", "SCHEMA", "POLICY", "NOT_VERIFIED", "certify_run", "certificate_of",
+           "check_run_certificate", "recompute", "compare", "self_consistency", "verdict_of", "DIGITS"]
 
 FORMAT = "rdp_verify privacy curve"
 FORMAT_VERSION = 2
@@ -48,8 +51,8 @@ INFORMATIVE = Fraction(1, 10)  # an estimate decides only if its error is at mos
 MECHANISM = "adaptive composition of the Sampled Gaussian Mechanism SG_{q,sigma} over the steps of a run"
 
 # recorded, but not re-verified by check_run_certificate (JSON paths; * matches any key or index)
-NOT_VERIFIED = ("software.rdp_verify", "work.refinements.*.grid_step", "work.refinements.*.relative_width",
-                "cross_check.details.saddle_point", "cross_check.details.cut", "cross_check.details.mu")
+NOT_VERIFIED = ("software.rdp_verify", "work.refinements.**", "cross_check.details.saddle_point",
+                "cross_check.details.cut", "cross_check.details.mu")
 
 ASSUMPTIONS = {
     "sampling": "Poisson sampling with rate q in every step (each record joins each batch independently)",
@@ -241,134 +244,94 @@ def certificate_of(result: Bracket, *, delta: Fraction | None = None, epsilon: F
 
 # -- re-verification ---------------------------------------------------------------------------------
 
-def _fraction(text: str | None) -> Fraction | None:
-    return None if text is None else Fraction(text)
+POLICY = FieldPolicy(
+    verified=("format", "format_version", "mechanism", "inputs.**", "assumptions.*", "method", "settings.**",
+              "epsilon.*", "delta.*", "directions.*.*", "proofs.*", "cross_check.method", "cross_check.bound_kind",
+              "cross_check.epsilon", "cross_check.proven_delta.*", "cross_check.informative_below",
+              "cross_check.details.direction", "cross_check.details.failure", "work.grid_points_per_step.**",
+              "work.composed_length", "content_hash"),
+    approximate=("cross_check.estimate.value", "cross_check.estimate.error_bound", "cross_check.consistent",
+                 "cross_check.informative", "verdict", "verdict_reason"),
+    not_verified=NOT_VERIFIED,
+)
 
 
-def _contains(claim: dict[str, Any], fresh: dict[str, Any]) -> bool:
-    """The claimed interval contains the fresh one (a looser claim is still true)."""
-    if Fraction(claim["lower"]) > Fraction(fresh["lower"]):
-        return False
-    return claim["upper"] is None or (fresh["upper"] is not None and Fraction(fresh["upper"]) <= Fraction(claim["upper"]))
-
-
-def _parse_settings(cert: dict[str, Any]) -> tuple[Settings | None, list[str]]:
+def recompute(cert: dict[str, Any]) -> dict[str, Any]:
+    """The certificate of the bracket recomputed from ``cert``'s inputs with its recorded settings (the grid
+    ranges are recomputed from them): raises InputError on bad inputs."""
+    inp = cert["inputs"]
+    phases = [Phase(parse_q(p["q"]), parse_run_sigma(p["sigma"]), p["steps"]) for p in inp["phases"]]
+    delta = parse_rational(inp["delta"], "delta") if "delta" in inp else None
+    epsilon = parse_rational(inp["epsilon"], "epsilon") if "epsilon" in inp else None
+    tolerance = parse_rational(inp["tolerance"], "tolerance")
     s = cert["settings"]
-    if cert["method"] == "closed form":
-        return None, []
-    settings = Settings(parse_rational(s["grid_step"], "grid_step"), s["fixed_point_bits"],
-                        parse_rational(s["truncation_allowance"], "truncation_allowance"),
-                        parse_rational(s["single_step_tail"], "single_step_tail"))
+    settings = None if "mu_squared" in s else Settings(
+        parse_rational(s["grid_step"], "grid_step"), s["fixed_point_bits"],
+        parse_rational(s["truncation_allowance"], "truncation_allowance"),
+        parse_rational(s["single_step_tail"], "single_step_tail"))
+    if settings is not None and all(p.q == 1 for p in phases):
+        raise InputError("settings: a grid for a q = 1 run, which is bracketed in closed form")
+    return certify_run(phases, delta=delta, epsilon=epsilon, tolerance=tolerance, settings=settings)
+
+
+def compare(claimed: dict[str, Any], fresh: dict[str, Any]) -> list[str]:
+    """``field: reason`` for each field of ``claimed`` not confirmed by the recomputation ``fresh``: the
+    verified fields must be equal; the estimate must agree within its error bounds, the error bounds
+    within a factor two; then every derived field must follow from the certificate's own fields."""
+    problems = POLICY.compare(claimed, fresh)
+    if problems:
+        return problems
+    mine, theirs = claimed["cross_check"]["estimate"], fresh["cross_check"]["estimate"]
+    try:
+        value, error = Fraction(mine["value"]), Fraction(mine["error_bound"])
+    except (TypeError, ValueError):  # only a certificate that bypassed the schema gets here
+        return ["cross_check.estimate: not a value and an error bound"]
+    fresh_value, fresh_error = Fraction(theirs["value"]), Fraction(theirs["error_bound"])
+    if abs(value - fresh_value) > error + fresh_error:
+        problems.append(f"cross_check.estimate.value: claimed {mine['value']}, recomputed {theirs['value']} "
+                        f"+- {theirs['error_bound']}")
+    if not fresh_error / 2 <= error <= 2 * fresh_error:
+        problems.append(f"cross_check.estimate.error_bound: claimed {mine['error_bound']}, "
+                        f"recomputed {theirs['error_bound']}")
+    return problems or self_consistency(claimed)
+
+
+def self_consistency(cert: dict[str, Any]) -> list[str]:
+    """The derived fields, re-derived from the certificate's own fields."""
     problems = []
-    if s["arb_precision_bits"] != precision(settings.bits, settings.grid_step):
-        problems.append("settings.arb_precision_bits: not derived from fixed_point_bits and grid_step")
-    return settings, problems
+    quantity = "epsilon" if "delta" in cert["inputs"] else "delta"
+    claim, tolerance = cert[quantity], Fraction(cert["inputs"]["tolerance"])
+    for key, value in _derived(claim, tolerance).items():
+        if claim[key] != value:
+            problems.append(f"{quantity}.{key}: not derived from the certificate's own ends")
+    cross = cert["cross_check"]
+    for key, value in _judged(cross).items():
+        if cross[key] != value:
+            problems.append(f"cross_check.{key}: not derived from the certificate's estimate and proven delta")
+    verdict, reason = verdict_of(quantity, claim, cross)
+    if cert["verdict"] != verdict:
+        problems.append(f"verdict: {verdict} by the certificate's bracket and cross-check")
+    if cert["verdict_reason"] != reason:
+        problems.append("verdict_reason: not the reason for the certificate's verdict")
+    if cert["method"] == "discrete pairs":
+        sizes = [g["k_hi"] - g["k_lo"] + 1 for g in cert["settings"]["grids"]]
+        if cert["work"]["grid_points_per_step"] != sizes:
+            problems.append("work.grid_points_per_step: not the sizes of settings.grids")
+    return problems
 
 
 def check_run_certificate(cert: Any) -> list[str]:
     """Every problem found, as ``field: reason`` lines; empty means every field but :data:`NOT_VERIFIED`
-    was recomputed or re-derived and confirmed."""
+    was recomputed or re-derived and confirmed: :func:`integrity_errors`, then :func:`compare` against
+    :func:`recompute`."""
     if isinstance(cert, dict) and cert.get("format_version") == 1:
         return ["format_version: version 1 privacy-curve certificates record no grid range and cannot be "
                 "re-verified; regenerate the certificate with this version of rdp_verify"]
     broken = integrity_errors(cert, SCHEMA)
     if broken:
         return broken
-    inp = cert["inputs"]
     try:
-        phases = [Phase(parse_q(p["q"]), parse_run_sigma(p["sigma"]), p["steps"]) for p in inp["phases"]]
-        delta = parse_rational(inp["delta"], "delta") if "delta" in inp else None
-        epsilon = parse_rational(inp["epsilon"], "epsilon") if "epsilon" in inp else None
-        tolerance = parse_rational(inp["tolerance"], "tolerance")
-        settings, problems = _parse_settings(cert)
+        fresh = recompute(cert)
     except (InputError, KeyError, TypeError) as exc:
         return [f"inputs: {exc}"]
-    gaussian = all(p.q == 1 for p in phases)
-    if cert["method"] != ("closed form" if gaussian else "discrete pairs"):
-        return problems + ["method: not the method for these phases"]
-    if settings is None:
-        if Fraction(cert["settings"]["mu_squared"]) != GaussianCurve(tuple(phases)).mu_squared:
-            problems.append("settings.mu_squared: not sum(steps/sigma^2) of the phases")
-    else:
-        pairs = list(dict.fromkeys((p.q, p.sigma) for p in phases))
-        recorded = cert["settings"]["grids"]
-        if [(Fraction(g["q"]), Fraction(g["sigma"])) for g in recorded] != pairs:
-            problems.append("settings.grids: not one grid per distinct (q, sigma) of the phases, in order")
-        else:
-            for i, ((q, sigma), g) in enumerate(zip(pairs, recorded)):
-                fresh_grid = grid_range(q, sigma, settings.grid_step, settings.tail)
-                for key in ("k_lo", "k_hi"):
-                    if g[key] != getattr(fresh_grid, key):
-                        problems.append(f"settings.grids.{i}.{key}: not confirmed by recomputation")
-    result = bracket(phases, delta=delta, epsilon=epsilon, tolerance=tolerance, settings=settings)
-    quantity = "epsilon" if delta is not None else "delta"
-    fresh = {**_interval(result.lower, result.upper)}
-    claim = cert[quantity]
-    if not _contains({"lower": claim["lower"], "upper": None}, fresh):
-        problems.append(f"{quantity}.lower: not confirmed by recomputation")
-    if not _contains({"lower": fresh["lower"], "upper": claim["upper"]}, fresh):
-        problems.append(f"{quantity}.upper: not confirmed by recomputation")
-    for key, value in _derived(claim, tolerance).items():
-        if claim.get(key) != value:
-            problems.append(f"{quantity}.{key}: not derived from the certificate's own ends")
-    for d, interval in cert["directions"].items():
-        low, up = result.by_direction[d]
-        ends = _interval(low, up)
-        if not _contains({"lower": interval["lower"], "upper": None}, ends):
-            problems.append(f"directions.{d}.lower: not confirmed by recomputation")
-        if not _contains({"lower": ends["lower"], "upper": interval["upper"]}, ends):
-            problems.append(f"directions.{d}.upper: not confirmed by recomputation")
-    problems += _check_cross(cert, result, quantity, delta, epsilon)
-    verdict, reason = verdict_of(quantity, claim, cert["cross_check"])
-    if cert["verdict"] != verdict:
-        problems.append("verdict: not derived from the certificate's bracket and cross-check")
-    if cert["verdict_reason"] != reason:
-        problems.append("verdict_reason: not derived from the certificate's bracket and cross-check")
-    fixed = {"mechanism": MECHANISM, "assumptions": ASSUMPTIONS, "proofs": PROOFS[cert["method"]]}
-    for key, expected in fixed.items():
-        if cert[key] != expected:
-            problems.append(f"{key}: not the statement of this version")
-    work = _work_json(result)
-    for key in ("grid_points_per_step", "composed_length"):
-        if cert["work"][key] != work[key]:
-            problems.append(f"work.{key}: not confirmed by recomputation")
-    return problems
-
-
-def _check_cross(cert: dict[str, Any], result: Bracket, quantity: str, delta: Fraction | None,
-                 epsilon: Fraction | None) -> list[str]:
-    """The cross-check: the point lies in the claim, the proven δ there and the estimate are recomputed,
-    and consistent / informative are re-derived from the certificate's own numbers."""
-    cross, problems = cert["cross_check"], []
-    point = Fraction(cross["epsilon"])
-    if epsilon is not None and point != epsilon:
-        problems.append("cross_check.epsilon: not the given epsilon")
-    if epsilon is None:
-        lower, upper = _fraction(cert[quantity]["lower"]), _fraction(cert[quantity]["upper"])
-        if point < lower or (upper is not None and point > upper):
-            problems.append("cross_check.epsilon: outside the claimed epsilon bracket")
-    low, up = _proven_at(result, point, given_epsilon=epsilon is not None)
-    fresh_proven = _interval(low, up)
-    if not _contains({"lower": cross["proven_delta"]["lower"], "upper": None}, fresh_proven):
-        problems.append("cross_check.proven_delta.lower: not confirmed by recomputation")
-    if not _contains({"lower": fresh_proven["lower"], "upper": cross["proven_delta"]["upper"]}, fresh_proven):
-        problems.append("cross_check.proven_delta.upper: not confirmed by recomputation")
-    reference = delta if delta is not None else Fraction(cross["proven_delta"]["lower"])
-    if cross["informative_below"] != decimal_text(reference * INFORMATIVE, 3, "down"):
-        problems.append("cross_check.informative_below: not a tenth of delta")
-    est = estimate_delta(result.curves.phases, point, up)
-    if cross["method"] != est.method:
-        problems.append("cross_check.method: not the method this run takes")
-    if cross["bound_kind"] != "estimate":
-        problems.append("cross_check.bound_kind: the cross-check is an estimate")
-    claimed_value, claimed_error = Fraction(cross["estimate"]["value"]), Fraction(cross["estimate"]["error_bound"])
-    if abs(claimed_value - est.value) > claimed_error + est.error:
-        problems.append("cross_check.estimate.value: not confirmed by recomputation")
-    if claimed_error > 2 * est.error + Fraction(1, 10**300) or 2 * claimed_error < est.error:
-        problems.append("cross_check.estimate.error_bound: not confirmed by recomputation")
-    if "direction" in est.details and cross["details"].get("direction") != est.details["direction"]:
-        problems.append("cross_check.details.direction: not confirmed by recomputation")
-    for key, value in _judged(cross).items():
-        if cross[key] != value:
-            problems.append(f"cross_check.{key}: not derived from the certificate's estimate and proven delta")
-    return problems
+    return compare(cert, fresh)

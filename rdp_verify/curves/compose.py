@@ -1,10 +1,12 @@
 """Composition of discrete privacy-loss distributions in exact integers with directed rounding.
 
-A privacy-loss distribution (PLD) on the grid h·ℤ is the list of P-masses m_i at losses (o + i)·h,
-plus a mass m_∞ at loss +∞. For product pairs the PLD is the convolution of the factors' PLDs (the
+A privacy-loss distribution (PLD) on a shifted grid a + h·ℤ is the list of P-masses m_i at losses
+a + (o + i)·h, plus a mass m_∞ at loss +∞. The shift a = Σ_j c_j·log A_j is kept exactly, as rational
+anchors A_j with integer counts c_j: one SGM step's grid may be anchored at a rational A ≠ 1
+(:func:`rdp_verify.curves.discretize.anchor_for`), and shifts add under composition. For product pairs the PLD is the convolution of the factors' PLDs (the
 losses add; Sommer, Meiser, Mohammadi 2019, PoPETs; Koskela, Jälkö, Honkela 2020, AISTATS), and the privacy curve is
 
-    δ(ε) = Σ_i m_i·(1 − e^{ε − (o+i)h})_+ + m_∞                                      (1)
+    δ(ε) = Σ_i m_i·(1 − e^{ε − a − (o+i)h})_+ + m_∞                                  (1)
 
 (it is E_P[(1 − e^{ε − L})_+], the hockey-stick divergence, with L = +∞ where Q = 0). (1) has
 non-negative coefficients, so it is increasing in every mass, and the composed masses are
@@ -43,29 +45,50 @@ from flint import arb, arb_poly, ctx, fmpz, fmpz_poly
 from ..foundations.results import to_arb
 from ..foundations.search import last_true
 
-__all__ = ["PLD", "Budget", "multiply", "power", "compose", "products_needed", "delta_at", "epsilon_root"]
+__all__ = ["PLD", "Shift", "Budget", "add_shifts", "shift_ball", "multiply", "power", "compose", "products_needed",
+           "delta_at", "epsilon_root"]
+
+
+Shift = tuple[tuple[Fraction, int], ...]  # ((anchor A, count c), ...): the shift Σ c·log A
+
+
+def add_shifts(a: Shift, b: Shift) -> Shift:
+    """The shift of a product: the counts of each log A add (zero counts dropped)."""
+    counts: dict[Fraction, int] = dict(a)
+    for q, c in b:
+        counts[q] = counts.get(q, 0) + c
+    return tuple(sorted((q, c) for q, c in counts.items() if c))
+
+
+def shift_ball(shift: Shift) -> arb:
+    """A ball containing Σ c·log A (call under a working precision)."""
+    total = arb(0)
+    for anchor, c in shift:
+        total += c * to_arb(anchor).log()
+    return total
 
 
 @dataclass(frozen=True)
 class PLD:
     """A discrete privacy-loss distribution in fixed point (see the module docstring)."""
 
-    coeffs: fmpz_poly  # coefficient i: mass at loss (offset + i)·h, in units of 2^−bits
+    coeffs: fmpz_poly  # coefficient i: mass at loss shift + (offset + i)·h, in units of 2^−bits
     offset: int
     inf: int  # mass at +∞ in units of 2^−bits (0 for lower bounds)
     bits: int
     h: Fraction
     rounding: str  # "up" or "down"
     steps: int = 1  # how many composed steps this PLD stands for
+    shift: Shift = ()  # the losses' shift Σ c·log A as sorted ((A, c), ...), exact
 
     @classmethod
     def from_masses(cls, masses: Sequence[int], offset: int, inf: int, bits: int, h: Fraction,
-                    rounding: str) -> "PLD":
+                    rounding: str, shift: Shift = ()) -> "PLD":
         if rounding not in ("up", "down"):
             raise ValueError("rounding must be 'up' or 'down'")
         if rounding == "down" and inf:
             raise ValueError("a lower-bound PLD has no mass at +∞")
-        return trim(cls(fmpz_poly(list(masses)), offset, inf, bits, h, rounding))
+        return trim(cls(fmpz_poly(list(masses)), offset, inf, bits, h, rounding, 1, shift))
 
     @property
     def length(self) -> int:
@@ -95,7 +118,7 @@ def trim(p: PLD) -> PLD:
         low += 1
     if low == 0:
         return p
-    return PLD(c.right_shift(low), p.offset + low, p.inf, p.bits, p.h, p.rounding, p.steps)
+    return PLD(c.right_shift(low), p.offset + low, p.inf, p.bits, p.h, p.rounding, p.steps, p.shift)
 
 
 def _rescale(c: fmpz_poly, bits: int, rounding: str) -> fmpz_poly:
@@ -128,14 +151,14 @@ def multiply(a: PLD, b: PLD, budget: Budget) -> PLD:
     if (a.bits, a.h, a.rounding) != (b.bits, b.h, b.rounding):
         raise ValueError("PLDs on different grids, scales or rounding directions")
     c = _rescale(a.coeffs * b.coeffs, a.bits, a.rounding)
-    steps, inf, offset = a.steps + b.steps, a.inf + b.inf, a.offset + b.offset
+    steps, inf, offset, shift = a.steps + b.steps, a.inf + b.inf, a.offset + b.offset, add_shifts(a.shift, b.shift)
     if c.length() == 0:
-        return PLD(c, offset, inf, a.bits, a.h, a.rounding, steps)
+        return PLD(c, offset, inf, a.bits, a.h, a.rounding, steps, shift)
     lo, hi, cut = _window(c, budget.per_cut(steps))
     kept = c.right_shift(lo).truncate(hi - lo)
     if a.rounding == "up":
         inf += cut
-    return trim(PLD(kept, offset + lo, inf, a.bits, a.h, a.rounding, steps))
+    return trim(PLD(kept, offset + lo, inf, a.bits, a.h, a.rounding, steps, shift))
 
 
 def power(p: PLD, t: int, budget: Budget) -> PLD:
@@ -170,18 +193,36 @@ def compose(parts: Sequence[tuple[PLD, int]], budget: Budget) -> PLD:
 # -- reading the curve off a composed PLD -------------------------------------------------------
 
 def _tail_sums(p: PLD, first: int) -> tuple[int, arb]:
-    """(Σ_{i ≥ first} M_i exactly, a ball for Σ_{i ≥ first} M_i·e^{−(o+i)h}); call under a working precision."""
+    """(Σ_{i ≥ first} M_i exactly, a ball for Σ_{i ≥ first} M_i·e^{−ℓ_i}); call under a working precision."""
     tail = p.coeffs.right_shift(first) if first > 0 else p.coeffs
     if tail.length() == 0:
         return 0, arb(0)
     hx = to_arb(p.h)
-    return int(tail(1)), arb_poly(tail)((-hx).exp()) * (-hx * (p.offset + first)).exp()
+    return int(tail(1)), arb_poly(tail)((-hx).exp()) * (-hx * (p.offset + first) - shift_ball(p.shift)).exp()
+
+
+def _loss(p: PLD, i: int) -> arb:
+    """A ball containing the loss of index i, shift + (offset + i)·h."""
+    return shift_ball(p.shift) + to_arb(Fraction(p.offset + i) * p.h)
 
 
 def _first_above(p: PLD, epsilon: Fraction) -> int:
-    """The first index whose loss (o + i)h exceeds ε (clamped to 0..length)."""
-    k = epsilon / p.h
-    return min(max(k.numerator // k.denominator + 1 - p.offset, 0), p.length)
+    """The first index whose loss may exceed ε (its ball's upper end does), clamped to 0..length.
+
+    Below it every loss is proven ≤ ε, so its term of (1) is 0. A term whose loss ball straddles ε is
+    kept: its ball m·(1 − e^{ε − ℓ}) then contains 0 and the true value max(0, ·), so (1) stays enclosed.
+    """
+    if not p.shift:
+        k = epsilon / p.h
+        return min(max(k.numerator // k.denominator + 1 - p.offset, 0), p.length)
+    eps = to_arb(epsilon)
+    guess = int(((eps - shift_ball(p.shift)) / to_arb(p.h)).mid().floor().unique_fmpz()) - p.offset
+    i = min(max(guess - 2, 0), p.length)
+    while i < p.length and not _loss(p, i).upper() > eps:
+        i += 1
+    while i > 0 and _loss(p, i - 1).upper() > eps:
+        i -= 1
+    return i
 
 
 def delta_at(p: PLD, epsilon: Fraction, prec: int) -> arb:
@@ -196,9 +237,9 @@ def epsilon_root(p: PLD, delta: Fraction, prec: int) -> arb | None:
     exceeds δ (its supremum, the total mass, is ≤ δ); +inf if (1) > δ for every ε (the mass at +∞
     alone exceeds δ).
 
-    (1) is continuous and decreasing; on (ℓ_i, ℓ_{i+1}] (ℓ_i = (o + i)h) it equals
-    (A + M_∞ − e^ε·B)·2^−bits with A, B the tail sums from i + 1, so its root there is
-    log((A + M_∞ − 2^bits·δ)/B). Callers verify the root they use with :func:`delta_at`.
+    (1) is continuous and decreasing; on (ℓ_i, ℓ_{i+1}] it equals (A + M_∞ − e^ε·B)·2^−bits with A, B
+    the tail sums from i + 1, so its root there is log((A + M_∞ − 2^bits·δ)/B). Callers verify the
+    root they use with :func:`delta_at`.
     """
     with ctx.workprec(prec):
         target = to_arb(delta) * arb(2) ** p.bits
@@ -207,7 +248,7 @@ def epsilon_root(p: PLD, delta: Fraction, prec: int) -> arb | None:
 
         def above(i: int) -> bool:  # (1) at ℓ_i exceeds δ
             mass, weighted = _tail_sums(p, i + 1)
-            return bool(arb(mass) + p.inf - to_arb(Fraction(p.offset + i) * p.h).exp() * weighted > target)
+            return bool(arb(mass) + p.inf - _loss(p, i).exp() * weighted > target)
 
         # the root lies in (ℓ_lo, ℓ_lo+1], ℓ_{−1} = −∞
         lo = last_true(-1, p.length - 1 if above(0) else 0, above)

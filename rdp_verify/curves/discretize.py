@@ -65,15 +65,22 @@ class LowerPairError(ArithmeticError):
 
 @dataclass(frozen=True)
 class Grid:
-    """Losses kh for k_lo ≤ k ≤ k_hi (remove direction)."""
+    """Losses log(anchor) + kh for k_lo ≤ k ≤ k_hi (remove direction); x_k = anchor·e^{kh}.
+
+    The anchor is 1 (the usual lattice h·ℤ) or, when nearly all of Q's mass of the likelihood ratio
+    Λ sits in a sliver just above its infimum 1 − q (σ ≪ 1: the steps that miss the record), a
+    rational just above that sliver (:func:`anchor_for`), with k_lo = 0. The range must straddle
+    x = 1: x_{k_lo} < 1 < x_{k_hi} (the trivial floor (1 − x)_+ is used at both ends).
+    """
 
     h: Fraction
     k_lo: int
     k_hi: int
+    anchor: Fraction = Fraction(1)
 
     def __post_init__(self) -> None:
-        if not (self.h > 0 and self.k_lo < 0 < self.k_hi):
-            raise ValueError("need h > 0 and k_lo < 0 < k_hi")
+        if not (self.h > 0 and self.k_lo < self.k_hi and 0 < self.anchor <= 1):
+            raise ValueError("need h > 0, k_lo < k_hi and 0 < anchor <= 1")
 
     @property
     def size(self) -> int:
@@ -84,10 +91,11 @@ class Grid:
 class StepPLD:
     """Fixed-point privacy-loss distributions of one SGM step, both bounds and both directions.
 
-    ``remove_upper[i]`` is an integer ≥ 2^bits·p̄_k (P-mass of the dominating pair at loss kh,
-    k = k_lo + i); ``remove_upper_inf`` ≥ 2^bits·(its P-mass at +∞). ``remove_lower[i]`` ≤
-    2^bits·π_k (the dominated pair). ``add_upper[i]`` / ``add_lower[i]`` are the same for the add
-    direction at loss −kh (P-mass p_k·e^{−kh}); ``add_upper_inf`` bounds its mass at +∞.
+    ``remove_upper[i]`` is an integer ≥ 2^bits·p̄_k (P-mass of the dominating pair at loss
+    log(anchor) + kh, k = k_lo + i); ``remove_upper_inf`` ≥ 2^bits·(its P-mass at +∞).
+    ``remove_lower[i]`` ≤ 2^bits·π_k (the dominated pair). ``add_upper[i]`` / ``add_lower[i]`` are the
+    same for the add direction at loss −log(anchor) − kh (P-mass p_k/x_k); ``add_upper_inf`` bounds its
+    mass at +∞.
     """
 
     q: Fraction
@@ -116,35 +124,42 @@ class _Curve:
 
     G = H − (1 − x) differs from H by a linear function, so its chords differ by exactly −1 in slope
     and its second differences (the masses) are the same; using G where x < 1 keeps full relative
-    accuracy where H ≈ 1 − x. At x = 1 both agree (G(1) = H(1)); its slope is kept in both units.
+    accuracy where H ≈ 1 − x. A cell whose left end is left of 1 and right end right of it is in
+    H-units (the G value at its left end converted).
     """
 
     def __init__(self, curve: StepCurve, grid: Grid):
         self.grid = grid
         self.k = list(range(grid.k_lo, grid.k_hi + 1))
-        hx = to_arb(grid.h)
-        self.x = [arb(1) if k == 0 else (hx * k).exp() for k in self.k]
-        self.f, self.fp = [], []  # native value and native slope (G, G' for k < 0; H, H' for k ≥ 0)
-        for k, x in zip(self.k, self.x):
-            value, slope = curve.values(x, g_side=k < 0)
+        hx, anchor = to_arb(grid.h), to_arb(grid.anchor)
+        self.x = [anchor * (hx * k).exp() for k in self.k]  # exact 1 at k = 0 on the usual lattice
+        # t = x − (1 − q) = anchor·expm1(kh) + (anchor − (1 − q)), without the cancellation of the difference
+        offset = to_arb(grid.anchor - (1 - curve.q_exact))
+        ts = [anchor * (hx * k).expm1() + offset for k in self.k]
+        if not (self.x[0] < 1 and self.x[-1] > 1):
+            raise ArithmeticError("the grid does not straddle x = 1")
+        # G-side: x ≤ 1, a prefix of the grid (at x = 1 exactly both units agree, and conversions stay exact)
+        self.g = [not x > 1 for x in self.x]
+        self.f, self.fp = [], []  # native value and native slope (G, G' on the G-side; H, H' else)
+        for g, x, t in zip(self.g, self.x, ts):
+            value, slope = curve.values(x, g_side=g, t=t)
             self.f.append(value)
             self.fp.append(slope)
-        self.zero = self.k.index(0)
 
     def g_side(self, i: int) -> bool:
-        return self.k[i] < 0
+        return self.g[i]
 
     def cell_slopes(self, i: int) -> tuple[arb, arb]:
-        """H'(x_i), H'(x_{i+1}) in the units of cell [i, i+1] (G-units if x_{i+1} ≤ 1)."""
-        right = self.fp[i + 1] + 1 if self.k[i + 1] == 0 else self.fp[i + 1]
-        return self.fp[i], right
+        """H'(x_i), H'(x_{i+1}) in the units of cell [i, i+1] (G-units if x_{i+1} ≤ 1, else H-units)."""
+        left = self.fp[i] - 1 if self.g[i] and not self.g[i + 1] else self.fp[i]  # G' − 1 = H'
+        return left, self.fp[i + 1]
 
     def span_slope(self, i: int, j: int, values: list[arb]) -> tuple[arb, str]:
         """Slope of the chord through (x_i, values[i]) and (x_j, values[j]) (native values), with its unit."""
         xi, xj, vi, vj = self.x[i], self.x[j], values[i], values[j]
-        if self.k[j] <= 0:
+        if self.g[j]:
             return (vj - vi) / (xj - xi), "G"
-        if self.k[i] >= 0:
+        if not self.g[i]:
             return (vj - vi) / (xj - xi), "H"
         return (vj - (vi + 1 - xi)) / (xj - xi), "H"  # the G value at i converted to H
 
@@ -301,8 +316,12 @@ def _lower_masses(curve: StepCurve, c: _Curve) -> tuple[list[arb], dict[str, Any
             curve_values[i] = value
     for i in range(n - 1):
         u, v = c.f[i] - curve_values[i], c.f[i + 1] - curve_values[i + 1]
-        on_floor = curve_values[i].is_zero() and curve_values[i + 1].is_zero()  # native 0: (1 − x)_+
-        if on_floor:  # the floor (1 − x)_+ is below every curve: nothing to verify (u, v may round below 0)
+        # native 0 at both ends of a cell on one side of x = 1 (x = 1 itself counts on both sides: there 1 − x = 0):
+        # the floor (1 − x)_+ itself, below every curve (nothing to verify; u, v may round below 0). A chord
+        # across x = 1 is above the floor and is verified like any other.
+        one_side = c.g[i] == c.g[i + 1] or (c.x[i].is_exact() and c.x[i] == 1)
+        on_floor = curve_values[i].is_zero() and curve_values[i + 1].is_zero() and one_side
+        if on_floor:
             continue
         if not (u.lower() >= 0 and v.lower() >= 0 and cells[i].holds(u, v)):
             raise LowerPairError(f"lower pair: cell [{c.k[i]}h, {c.k[i + 1]}h] is not proven below H")
@@ -326,8 +345,7 @@ def discretize(q: Fraction, sigma: Fraction, grid: Grid, bits: int) -> StepPLD:
         upper, upper_inf, q_minus_inf = _upper_masses(c)
         lower, checks = _lower_masses(curve, c)
         scale = arb(2) ** bits
-        hx = to_arb(grid.h)
-        q_weights = [(-hx * k).exp() for k in c.k]  # Q-mass = P-mass·e^{−kh}
+        q_weights = [1 / x for x in c.x]  # Q-mass = P-mass·e^{−loss} = P-mass/x
         pld = StepPLD(
             q=q, sigma=sigma, grid=grid, bits=bits,
             remove_upper=tuple(_upper_int(m, scale) for m in upper),
@@ -346,21 +364,19 @@ def discretize(q: Fraction, sigma: Fraction, grid: Grid, bits: int) -> StepPLD:
 _DPS = 30  # mpmath digits for the grid heuristics: results are the same on every machine
 
 
-def _z_of_loss(q: Fraction, sigma: Fraction, loss: Any) -> Any:
-    """The z where the remove pair's log-likelihood ratio log w(z) equals ``loss``, or None below log(1 − q)."""
-    s2 = mpmath.mpf(sigma.numerator) ** 2 / mpmath.mpf(sigma.denominator) ** 2
-    if q == 1:  # w(z) = e^{(2z − 1)/(2σ²)}
-        return mpmath.mpf(1) / 2 + s2 * loss
-    qm = mpmath.mpf(q.numerator) / q.denominator
-    ratio = mpmath.expm1(loss) / qm  # (x − 1 + q)/q − 1 with x = e^loss
-    if ratio <= -1:
+def _z_at(q: Fraction, sigma: Fraction, t: Any) -> Any:
+    """The z where the remove pair's likelihood ratio w(z) is x = 1 − q + t, or None for t ≤ 0:
+    w(z) = x ⟺ z = 1/2 + σ²·log(t/q)."""
+    if t <= 0:
         return None
-    return mpmath.mpf(1) / 2 + s2 * mpmath.log1p(ratio)
+    qm = mpmath.mpf(q.numerator) / q.denominator
+    s2 = mpmath.mpf(sigma.numerator) ** 2 / mpmath.mpf(sigma.denominator) ** 2
+    return mpmath.mpf(1) / 2 + s2 * (mpmath.log(t) - mpmath.log(qm))
 
 
-def _upper_tail(q: Fraction, sigma: Fraction, loss: Any) -> Any:
-    """P(L > loss) for the remove pair (P = μ): q·Φ̄((z − 1)/σ) + (1 − q)·Φ̄(z/σ)."""
-    z = _z_of_loss(q, sigma, loss)
+def _upper_tail(q: Fraction, sigma: Fraction, t: Any) -> Any:
+    """P(Λ > 1 − q + t) for the remove pair (P = μ): q·Φ̄((z − 1)/σ) + (1 − q)·Φ̄(z/σ)."""
+    z = _z_at(q, sigma, t)
     if z is None:
         return mpmath.mpf(1)
     s = mpmath.mpf(sigma.numerator) / sigma.denominator
@@ -368,12 +384,42 @@ def _upper_tail(q: Fraction, sigma: Fraction, loss: Any) -> Any:
     return qm * mpmath.ncdf(-(z - 1) / s) + (1 - qm) * mpmath.ncdf(-z / s)
 
 
-def _lower_tail(q: Fraction, sigma: Fraction, loss: Any) -> Any:
-    """Q(L < loss) for the remove pair (Q = μ0): Φ(z/σ); the add direction's mass beyond −loss."""
-    z = _z_of_loss(q, sigma, loss)
+def _lower_tail(q: Fraction, sigma: Fraction, t: Any) -> Any:
+    """Q(Λ < 1 − q + t) for the remove pair (Q = μ0): Φ(z/σ); the add direction's mass beyond."""
+    z = _z_at(q, sigma, t)
     if z is None:
         return mpmath.mpf(0)
     return mpmath.ncdf(z / (mpmath.mpf(sigma.numerator) / sigma.denominator))
+
+
+def anchor_for(q: Fraction, sigma: Fraction, h: Fraction) -> Fraction:
+    """The grid's anchor: 1, or 1 − q + τ just above the sliver where Q's mass of Λ sits (module docstring).
+
+    Under Q, Λ − (1 − q) = q·e^r with r ~ N(−1/(2σ²), 1/σ²): for σ ≪ 1 nearly all of it lies within a
+    tiny τ of 1 − q, inside one grid cell. A dominated pair with atoms only on the grid must then put
+    that cell's left end on the floor and lose everything (no convex curve below H leaves the floor
+    there), so the grid starts at x_0 = 1 − q + τ instead. The lower curve then loses about τ at x_0
+    and η·h for the mass η still above τ in the first cell; τ = q·e^{r_η} with r_η the (1 − η)-quantile
+    of r, η among 1e-3 … 1e-40 minimising τ + η·h. If even the best τ is not below q/2 the mass is not
+    a sliver and the anchor is 1. Any anchor gives proven bounds; this one keeps the lower bound tight.
+    """
+    if q == 1:
+        return Fraction(1)
+    with mpmath.workdps(_DPS):
+        s, qm, hm = (mpmath.mpf(x.numerator) / x.denominator for x in (sigma, q, h))
+        best = None
+        for j in range(3, 41):
+            eta = mpmath.mpf(10) ** -j
+            z = _bisect(lambda v: mpmath.ncdf(-v) > eta, mpmath.mpf(0), mpmath.mpf(40))  # Φ̄(z) = η
+            tau = qm * mpmath.exp(-1 / (2 * s * s) + z / s)
+            cost = tau + eta * hm
+            if best is None or cost < best[0]:
+                best = (cost, tau)
+        tau = best[1]
+        if not tau < qm / 2:
+            return Fraction(1)
+        tau = Fraction(mpmath.nstr(tau, 3, strip_zeros=False, min_fixed=1, max_fixed=0).replace("e", "e"))
+    return 1 - q + tau
 
 
 def _last_index(fn: Any, start: int, step: int) -> int:
@@ -398,20 +444,40 @@ def _bisect(fn: Any, a: Any, b: Any) -> Any:
 
 
 def grid_range(q: Fraction, sigma: Fraction, h: Fraction, tail: Fraction) -> Grid:
-    """A grid wide enough that each direction's one-step tail beyond it has mass at most ``tail``.
+    """A grid on the anchor's lattice (:func:`anchor_for`) wide enough that each direction's one-step
+    tail beyond it has mass at most ``tail``.
 
-    k_hi: the smallest k ≥ 1 with P(L > kh) ≤ tail; k_lo: the largest k ≤ −1 with Q(L < kh) ≤ tail
-    (for q < 1 this is at most the first k with e^{kh} < 1 − q, where H is linear). Computed in
-    mpmath at a fixed precision, so the grid is the same on every machine; the certificate records it
-    and ``check`` recomputes it. The choice only affects tightness: whatever lies beyond the grid is
-    accounted for safely (the upper pair's tail mass goes to ±∞, the lower pair's curve to the floor).
+    With x_k = anchor·e^{kh}: k_hi is the smallest k with P(Λ > x_k) ≤ tail; k_lo is 0 on an anchored
+    lattice, else the largest k < 0 with Q(Λ < x_k) ≤ tail (since P(Λ > 1) and Q(Λ < 1) are at least
+    1/2, the range straddles x = 1). Computed in mpmath at a fixed precision, so the grid is the same on
+    every machine; the certificate records it and ``check`` recomputes it. The choice only affects
+    tightness: whatever lies beyond the grid is accounted for safely (the upper pair's tail mass goes
+    to ±∞, the lower pair's curve to the floor).
     """
+    anchor = anchor_for(q, sigma, h)
     with mpmath.workdps(_DPS):
         hm = mpmath.mpf(h.numerator) / h.denominator
         limit = mpmath.mpf(tail.numerator) / tail.denominator
-        k_hi = 1 + _last_index(lambda k: _upper_tail(q, sigma, k * hm) > limit, 0, 1)
-        k_lo = -1 - _last_index(lambda k: _lower_tail(q, sigma, -k * hm) > limit, 0, 1)
-    return Grid(h, min(k_lo, -1), max(k_hi, 1))
+        a = mpmath.mpf(anchor.numerator) / anchor.denominator
+        offset = a - 1 + mpmath.mpf(q.numerator) / q.denominator  # t_k = anchor·expm1(kh) + offset
+
+        def t(k: int) -> Any:
+            return a * mpmath.expm1(k * hm) + offset
+
+        k0 = int(mpmath.floor(-mpmath.log(a) / hm)) + 1  # the smallest k with x_k > 1
+
+        def upper_above(k: int) -> bool:
+            return _upper_tail(q, sigma, t(k)) > limit
+
+        def lower_above(k: int) -> bool:
+            return _lower_tail(q, sigma, t(k)) > limit
+
+        k_hi = _last_index(upper_above, k0, 1) + 1 if upper_above(k0) else k0
+        if anchor < 1:
+            k_lo = 0
+        else:
+            k_lo = _last_index(lower_above, -1, -1) - 1 if lower_above(-1) else -1
+    return Grid(h, k_lo, k_hi, anchor)
 
 
 def loss_scale(q: Fraction, sigma: Fraction, tail: Fraction) -> tuple[float, float]:
@@ -428,13 +494,9 @@ def loss_scale(q: Fraction, sigma: Fraction, tail: Fraction) -> tuple[float, flo
                      -80 * s, 1 + 80 * s)
         lo = _bisect(lambda z: mpmath.ncdf(z / s) <= limit, -80 * s, 80 * s)
 
-        def loss(z: Any) -> Any:
+        def loss(z: Any) -> Any:  # log(1 − q + q·e^r) without cancellation
             r = (2 * z - 1) / (2 * s * s)
-            if q == 1:
-                return r
-            if r < 0:
-                return mpmath.log1p(qm * mpmath.expm1(r))
-            return r + mpmath.log(qm + (1 - qm) * mpmath.exp(-r))
+            return r if q == 1 else mpmath.log1p(qm * mpmath.expm1(r))
 
         width = loss(hi) - loss(lo)
         # Var_P(L) = E_{μ0}[w·(log w)²] − E_{μ0}[w·log w]², by quadrature over z

@@ -17,6 +17,7 @@ import numpy as np
 from ..accounting.optimal_order import optimal_epsilon
 from ..foundations.figures import new_figure, save_figure
 from .accountant import Curves
+from .gaussian import GaussianCurve
 from .compose import PLD
 
 __all__ = ["curve_values", "rdp_points", "draw"]
@@ -25,12 +26,16 @@ __all__ = ["curve_values", "rdp_points", "draw"]
 def _float_masses(p: PLD) -> tuple[np.ndarray, np.ndarray, float]:
     scale = 2.0 ** -p.bits
     masses = np.array([float(int(c)) for c in p.coeffs.coeffs()]) * scale
-    losses = (p.offset + np.arange(len(masses))) * float(p.h)
+    shift = sum(c * float(np.log(float(anchor))) for anchor, c in p.shift)  # Σ c·log A
+    losses = shift + (p.offset + np.arange(len(masses))) * float(p.h)
     return losses, masses, float(p.inf) * scale
 
 
-def curve_values(curves: Curves, epsilons: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def curve_values(curves: Curves | GaussianCurve, epsilons: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(δ_lower, δ_upper) at each ε, maximised over directions, in double precision (for drawing)."""
+    if isinstance(curves, GaussianCurve):  # the closed form: one curve
+        values = np.array([float(curves.delta_bounds(Fraction(float(e)))[1]) for e in epsilons])
+        return values, values
     out = {}
     for bound in ("lower", "upper"):
         best = np.zeros(len(epsilons))
@@ -42,21 +47,27 @@ def curve_values(curves: Curves, epsilons: np.ndarray) -> tuple[np.ndarray, np.n
     return out["lower"], out["upper"]
 
 
-def rdp_points(curves: Curves, deltas: list[Fraction]) -> list[tuple[float, float]]:
+def rdp_points(curves: Curves | GaussianCurve, deltas: list[Fraction]) -> list[tuple[float, float]]:
     """(ε, δ) from RDP accounting: the proven upper end of the best ε over all orders (Balle et al. 2020)."""
     return [(float(optimal_epsilon(curves.phases, d, "balle2020").epsilon.upper), float(d)) for d in deltas]
 
 
-def draw(curves: Curves, path: str | os.PathLike, point: tuple[Fraction, Fraction, Fraction] | None = None,
-         with_rdp: bool = True) -> Path:
+def _epsilon_range(curves: Curves | GaussianCurve, floor: float, start: float) -> float:
+    """The first ε of a doubling ladder from ``start`` at which δ_upper is below ``floor`` (at most 1e12)."""
+    eps = start
+    while eps < 1e12 and curve_values(curves, np.array([eps]))[1][0] >= floor:
+        eps *= 2
+    return eps
+
+
+def draw(curves: Curves | GaussianCurve, path: str | os.PathLike,
+         point: tuple[Fraction, Fraction, Fraction] | None = None, with_rdp: bool = True) -> Path:
     """Write the figure to ``path`` (.png, .svg or .pdf). ``point``: (δ, ε_lower, ε_upper) to mark."""
+    gaussian = isinstance(curves, GaussianCurve)
     # down to where the truncation allowance (mass moved to +∞) would dominate δ_upper
-    floor = max(float(curves.settings.truncation) * 10, 1e-300)
-    probe = np.linspace(0.0, 60.0, 1201)
-    _, upper_probe = curve_values(curves, probe)
-    below = np.nonzero(upper_probe < floor)[0]
-    eps_max = float(probe[below[0]]) if len(below) else 60.0
-    eps = np.linspace(0.0, max(eps_max, 0.5), 400)
+    floor = 1e-40 if gaussian else max(float(curves.settings.truncation) * 10, 1e-300)
+    start = float(point[2]) / 4 if point and point[2] > 0 else 1e-3
+    eps = np.linspace(0.0, _epsilon_range(curves, floor, start), 400)
     lower, upper = curve_values(curves, eps)
     deltas = [Fraction(1, 10**k) for k in range(1, 40) if 10.0 ** -k >= floor]
     fig = new_figure(figsize=(11, 4.6), layout="constrained")
@@ -87,6 +98,7 @@ def draw(curves: Curves, path: str | os.PathLike, point: tuple[Fraction, Fractio
     right.set_yscale("log")
     right.set_xlabel("ε")
     right.set_ylabel("(δ_upper − δ_lower) / δ_upper")
-    right.set_title(f"Width of the proven band (grid step h = {float(curves.settings.grid_step):g})", fontsize=10)
+    how = "closed form in Arb" if gaussian else f"grid step h = {float(curves.settings.grid_step):g}"
+    right.set_title(f"Width of the proven band ({how})", fontsize=10)
     right.grid(True, which="major", alpha=0.3)
     return save_figure(fig, path)

@@ -43,6 +43,7 @@ class StepCurve:
 
     def __init__(self, q: Fraction, sigma: Fraction, prec: int):
         self.prec = prec
+        self.q_exact = q
         with ctx.workprec(prec):
             self.q = to_arb(q)
             self.one_minus_q = to_arb(1 - q)
@@ -62,13 +63,14 @@ class StepCurve:
     def _phi_cdf(self, a: arb) -> arb:
         return (-a / self.root2).erfc() / 2
 
-    def values(self, x: arb, g_side: bool) -> tuple[arb, arb]:
+    def values(self, x: arb, g_side: bool, t: arb | None = None) -> tuple[arb, arb]:
         """(G(x), G'(x)) if ``g_side`` else (H(x), H'(x)): the value and slope with full relative accuracy.
 
-        G' = H' + 1 = Q(Λ < x) = Φ(z_x/σ), H' = −Φ̄(z_x/σ).
+        G' = H' + 1 = Q(Λ < x) = Φ(z_x/σ), H' = −Φ̄(z_x/σ). ``t`` = x − (1 − q) may be given when it is
+        known more exactly than the difference (at x = 1 − q it is exactly 0).
         """
         with ctx.workprec(self.prec):
-            t = x - self.one_minus_q
+            t = x - self.one_minus_q if t is None else t
             if t <= 0:
                 return (arb(0), arb(0)) if g_side else (1 - x, arb(-1))
             if not t > 0:  # the ball straddles t = 0: only possible for a wide x

@@ -21,33 +21,36 @@ CASES = [
     (Fraction(1), Fraction(3), Fraction(5, 1000)),
     (Fraction(1, 10**6), Fraction(10), Fraction(1, 10000)),
     (Fraction(9, 10), Fraction(1, 2), Fraction(1, 100)),
+    (Fraction(1, 2), Fraction(1, 20), Fraction(1, 4)),  # an anchored grid (σ ≪ 1)
 ]
 
 
 @pytest.fixture(scope="module", params=CASES, ids=lambda c: f"q={c[0]},sigma={c[1]},h={c[2]}")
 def step(request) -> StepPLD:
     q, sigma, h = request.param
-    return discretize(q, sigma, grid_range(q, sigma, h, 1e-25), 96)
+    return discretize(q, sigma, grid_range(q, sigma, h, Fraction(1, 10**25)), 96)
 
 
 _SUFFIX: dict = {}
 
 
 def _suffix_sums(step: StepPLD, direction: str, bound: str):
-    """Losses in increasing order with Σ_{i ≥ j} m_i and Σ_{i ≥ j} m_i e^{−ℓ_i} (mpmath, cached)."""
+    """Losses in increasing order with Σ_{i ≥ j} m_i and Σ_{i ≥ j} m_i e^{−ℓ_i} (mpmath, cached); the remove
+    pair's atoms sit at log(anchor) + kh, the add pair's at the negatives."""
     key = (id(step), direction, bound)
     if key not in _SUFFIX:
         g, scale = step.grid, mp.mpf(2) ** step.bits
         h = mp.mpf(g.h.numerator) / g.h.denominator
+        base = mp.log(mp.mpf(g.anchor.numerator) / g.anchor.denominator)
         masses = list(getattr(step, f"{direction}_{bound}"))
-        ks = list(range(g.k_lo, g.k_hi + 1))
-        if direction == "add":  # the add pair's atoms sit at −kh
-            ks, masses = [-k for k in reversed(ks)], list(reversed(masses))
+        losses = [base + k * h for k in range(g.k_lo, g.k_hi + 1)]
+        if direction == "add":
+            losses, masses = [-x for x in reversed(losses)], list(reversed(masses))
         a, b, sums = mp.mpf(0), mp.mpf(0), []
-        for k, m in zip(reversed(ks), reversed(masses)):
+        for loss, m in zip(reversed(losses), reversed(masses)):
             a += mp.mpf(m) / scale
-            b += mp.mpf(m) / scale * mp.exp(-k * h)
-            sums.append((k * h, a, b))
+            b += mp.mpf(m) / scale * mp.exp(-loss)
+            sums.append((loss, a, b))
         _SUFFIX[key] = list(reversed(sums))
     return _SUFFIX[key]
 
@@ -66,13 +69,15 @@ def _curve(step: StepPLD, direction: str, bound: str, x):
 
 
 def _points(step: StepPLD) -> list:
-    g, h = step.grid, float(step.grid.h)
+    g, h = step.grid, mp.mpf(step.grid.h.numerator) / step.grid.h.denominator
+    base = mp.log(mp.mpf(g.anchor.numerator) / g.anchor.denominator)
     ks = [g.k_lo - 3, g.k_lo, g.k_lo + 1, -2, -1, 0, 1, 2, 3, 7, 20, g.k_hi // 4, g.k_hi // 2, g.k_hi - 1, g.k_hi + 5]
-    eps = sorted({k * h for k in ks} | {(k + f) * h for k in ks for f in (0.13, 0.5, 0.91)})
+    eps = sorted({base + k * h for k in ks} | {base + (k + f) * h for k in ks for f in (0.13, 0.5, 0.91)})
     if step.q < 1:  # around the support's lower edge x = 1 − q
-        edge = float(mp.log(1 - mp.mpf(step.q.numerator) / step.q.denominator))
-        eps += [edge - h / 3, edge + h / 7, edge + h / 2, edge + 1.5 * h, edge + 3.3 * h]
-    return [mp.exp(mp.mpf(e)) for e in eps] + [mp.mpf(0), mp.mpf(10) ** -30]
+        edge = mp.log(1 - mp.mpf(step.q.numerator) / step.q.denominator)
+        eps += [edge - h / 3, edge + h / 7, edge + h / 2, edge + 1.5 * h, edge + 3.3 * h,
+                edge + mp.mpf(10) ** -25, base - mp.mpf(10) ** -25]
+    return [mp.exp(e) for e in eps] + [mp.mpf(0), mp.mpf(10) ** -30]
 
 
 @pytest.mark.parametrize("direction", ["remove", "add"])
@@ -96,7 +101,7 @@ def test_the_bracket_is_second_order_in_the_grid_step():
     gaps = []
     for h in (Fraction(4, 1000), Fraction(2, 1000)):
         q, sigma = Fraction(1, 100), Fraction(1)
-        step = discretize(q, sigma, grid_range(q, sigma, h, 1e-25), 96)
+        step = discretize(q, sigma, grid_range(q, sigma, h, Fraction(1, 10**25)), 96)
         xs = [mp.exp(mp.mpf(e) / 100) for e in range(-2, 60)]
         gaps.append(max(_curve(step, "remove", "upper", x) - _curve(step, "remove", "lower", x) for x in xs))
     assert 3 < gaps[0] / gaps[1] < 6
@@ -112,6 +117,21 @@ def test_masses_form_pairs(step):
     assert step.checks["cells_verified"] == step.grid.size - 1
 
 
-def test_grid_must_straddle_zero():
+def test_grid_must_straddle_one():
     with pytest.raises(ValueError):
-        Grid(Fraction(1, 100), 1, 10)
+        Grid(Fraction(1, 100), 10, 1)
+    with pytest.raises(ArithmeticError, match="straddle"):  # x_k = e^{k/100} > 1 for every k ≥ 1
+        discretize(Fraction(1, 100), Fraction(1), Grid(Fraction(1, 100), 1, 10), 96)
+
+
+def test_a_sliver_of_mass_above_1_minus_q_is_anchored_and_kept():
+    # σ ≪ 1: nearly all of Q's mass of Λ lies within 1e-11 of 1 − q. On the lattice e^{kh} the dominated pair
+    # would collapse (the run reported epsilon in [0, 167]); anchored just above the sliver it keeps the curve.
+    q, sigma, h = Fraction("0.00000864"), Fraction("0.0684"), Fraction(1, 80)
+    grid = grid_range(q, sigma, h, Fraction(1, 10**20))
+    assert grid.k_lo == 0 and 1 - q < grid.anchor < 1 - q + Fraction(1, 10**10)
+    step = discretize(q, sigma, grid, 96)
+    assert step.checks["hull_vertices"] > 100  # not the trivial pair
+    x = mp.exp(mp.mpf(50))  # far in the tail of the hits: the lower pair is within 1 % of the exact curve
+    exact = step_curve_closed(q, sigma, x)
+    assert _curve(step, "remove", "lower", x) >= exact * (1 - mp.mpf(1) / 100)
