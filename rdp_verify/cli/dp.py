@@ -94,19 +94,19 @@ def summary(cert: dict[str, Any], phases: list[tuple[Phase, str]]) -> str:
                   and Fraction(o["upper"]) <= Fraction(directions[decide]["lower"])
                   else f"[{o['lower']}, {o['upper'] if o['upper'] is not None else 'inf'}]")
         lines.append(f"  {decide} direction decides; {other}: {o_text}")
-    cc = cc_line(cert["cross_check"])
+    cc = cc_line(cert["cross_check"], "delta" if quantity == "epsilon" else "the proven lower end of delta")
     lines.append(f"  cross-check: {cc}")
     lines.append(f"verdict: {cert['verdict']} ({cert['verdict_reason']})")
     return "\n".join(lines)
 
 
-def cc_line(cc: dict[str, Any]) -> str:
+def cc_line(cc: dict[str, Any], reference: str = "delta") -> str:
     """The cross-check in one line: estimate, method, proven interval, and what it decides."""
     value = decimal_text(Fraction(cc["estimate"]["value"]), 6)
     error = decimal_text(Fraction(cc["estimate"]["error_bound"]), 1, "up")
     judged = ("consistent" if cc["consistent"] else "INCONSISTENT") if cc["informative"] else \
         ("consistent" if cc["consistent"] else "misses it") + \
-        f", but uninformative here: its error exceeds {cc['informative_below']} (a tenth of delta), so it does not decide"
+        f", but uninformative here: its error exceeds {cc['informative_below']} (a tenth of {reference}), so it does not decide"
     return (f"delta({cc['epsilon']}) estimated {value} +- {error} ({cc['method']}) against the proven "
             f"[{cc['proven_delta']['lower']}, {cc['proven_delta']['upper']}]: {judged}")
 

@@ -26,7 +26,8 @@ curve is bracketed in closed form (:mod:`rdp_verify.curves.gaussian`), with no g
 **Choosing the grid.** Every bracket is proven whatever the grid is; the grid only decides the width.
 The first grid step comes from the size of one step's privacy loss (:func:`initial_step`: about a
 twentieth of its standard deviation, the resolution at which T composed steps meet a relative width
-of 1e-3, but at least 1/20000 and at most 1/400 of its range). :func:`bracket` then measures the
+of 1e-3, but at least 1/200000 and at most 1/400 of its range; where the curve is nearly linear only
+every 2^j-th grid point is evaluated, :func:`rdp_verify.curves.discretize.grid_points`). :func:`bracket` then measures the
 width and refines h (the width is second order in h) along a path that depends only on the widths
 found, never on the tolerance asked for: a tighter tolerance walks the same path further, and the
 tightest bracket seen is returned, so a tighter tolerance never gives a wider bracket. Each
@@ -208,11 +209,11 @@ def default_settings(phases: Sequence[Phase], grid_step: Fraction, delta_scale: 
 
 def initial_step(phases: Sequence[Phase], tail: Fraction) -> Fraction:
     """The first grid step (module docstring): per distinct step, a twentieth of the loss's standard
-    deviation, clamped to [range/20000, range/400]; the smallest over the steps, rounded to a nice decimal."""
+    deviation, clamped to [range/200000, range/400]; the smallest over the steps, rounded to a nice decimal."""
     steps = []
     for q, sigma in dict.fromkeys((p.q, p.sigma) for p in phases):
         width, spread = loss_scale(q, sigma, tail)
-        steps.append(min(max(spread / 20, width / 20000), width / 400))
+        steps.append(min(max(spread / 20, width / 200000), width / 400))
     return _nice_below(min(steps))
 
 
@@ -222,7 +223,8 @@ Mapper = Callable[[Callable[[Any], Any], list[Any]], Iterable[Any]]
 def _discretize_step(args: tuple[Fraction, Fraction, Settings]) -> StepPLD:
     """One distinct (q, σ) step of a run, discretised with the run's settings (a picklable task)."""
     q, sigma, settings = args
-    return discretize(q, sigma, grid_range(q, sigma, settings.grid_step, settings.tail), settings.bits)
+    grid = grid_range(q, sigma, settings.grid_step, settings.tail)
+    return discretize(q, sigma, grid, settings.bits, budget=10 * settings.tail)
 
 
 def compose_run(phases: Sequence[Phase], settings: Settings, mapper: Mapper = map) -> Curves:
@@ -410,12 +412,15 @@ def bracket(phases: Sequence[Phase], *, delta: Fraction | None = None, epsilon: 
             if new_scale < scale / 100 and attempt < MAX_REFINEMENTS:
                 scale = new_scale
                 continue
+            if result.upper is not None and result.upper <= DELTA_MIN:  # below the supported δ: no finer grid helps
+                best = result if best is None or width <= _relative_width(best) else best
+                break
         if best is None or width <= _relative_width(best):
             best = result
         if width <= float(tol):
             break
         # width ∝ h² once the grid resolves the curve; a very wide bracket is not there yet
-        target = _next_rung(width)
+        target = _next_rung(min(width, 1.0))
         shrink = math.sqrt(0.6 * float(target) / width) if width < 0.5 else 0.1
         new_h = _nice_below(float(h) * min(max(shrink, 0.1), 0.8))
         factor = float(h / new_h)

@@ -182,8 +182,9 @@ def _settings_json(curves: Curves | GaussianCurve) -> dict[str, Any]:
         return {"mu_squared": fraction_text(curves.mu_squared)}
     s = curves.settings
     return {**s.to_json(), "arb_precision_bits": precision(s.bits, s.grid_step),
-            "grids": [{"q": fraction_text(st.q), "sigma": fraction_text(st.sigma), "k_lo": st.grid.k_lo,
-                       "k_hi": st.grid.k_hi} for st in curves.steps]}
+            "grids": [{"q": fraction_text(st.q), "sigma": fraction_text(st.sigma),
+                       "anchor": fraction_text(st.grid.anchor), "k_lo": st.grid.k_lo, "k_hi": st.grid.k_hi}
+                      for st in curves.steps]}
 
 
 def _work_json(result: Bracket) -> dict[str, Any]:

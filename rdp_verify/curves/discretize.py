@@ -54,7 +54,8 @@ from flint import arb, ctx
 from ..foundations.results import to_arb
 from .single_step import StepCurve
 
-__all__ = ["Grid", "StepPLD", "LowerPairError", "discretize", "grid_range", "loss_scale", "precision"]
+__all__ = ["Grid", "StepPLD", "LowerPairError", "discretize", "grid_points", "grid_range", "anchor_for", "loss_scale",
+           "precision"]
 
 GUARD_BITS = 64  # Arb precision above the fixed-point bits: covers second-difference cancellation
 
@@ -128,9 +129,9 @@ class _Curve:
     H-units (the G value at its left end converted).
     """
 
-    def __init__(self, curve: StepCurve, grid: Grid):
+    def __init__(self, curve: StepCurve, grid: Grid, ks: list[int] | None = None):
         self.grid = grid
-        self.k = list(range(grid.k_lo, grid.k_hi + 1))
+        self.k = list(range(grid.k_lo, grid.k_hi + 1)) if ks is None else list(ks)
         hx, anchor = to_arb(grid.h), to_arb(grid.anchor)
         self.x = [anchor * (hx * k).exp() for k in self.k]  # exact 1 at k = 0 on the usual lattice
         # t = x − (1 − q) = anchor·expm1(kh) + (anchor − (1 − q)), without the cancellation of the difference
@@ -336,27 +337,99 @@ def precision(bits: int, h: Fraction) -> int:
     return bits + GUARD_BITS + 2 * max(0, h.denominator.bit_length() - h.numerator.bit_length())
 
 
-def discretize(q: Fraction, sigma: Fraction, grid: Grid, bits: int) -> StepPLD:
-    """The two fixed-point discrete pairs of SG(q, σ) on ``grid`` (module docstring)."""
+def discretize(q: Fraction, sigma: Fraction, grid: Grid, bits: int, budget: Fraction | None = None) -> StepPLD:
+    """The two fixed-point discrete pairs of SG(q, σ) on ``grid`` (module docstring).
+
+    With a ``budget``, the curve is evaluated only at the grid points :func:`grid_points` selects (where
+    it is nearly linear, every 2^j-th point); the pairs' atoms lie on those points, the masses of the
+    others are 0. Both pairs stay proven (a chord over several cells is as valid as over one); only
+    their distance from the curve grows, by at most the budget.
+    """
     prec = precision(bits, grid.h)
     curve = StepCurve(q, sigma, prec)
+    ks = grid_points(q, sigma, grid, budget) if budget is not None else list(range(grid.k_lo, grid.k_hi + 1))
     with ctx.workprec(prec):
-        c = _Curve(curve, grid)
+        c = _Curve(curve, grid, ks)
         upper, upper_inf, q_minus_inf = _upper_masses(c)
         lower, checks = _lower_masses(curve, c)
         scale = arb(2) ** bits
         q_weights = [1 / x for x in c.x]  # Q-mass = P-mass·e^{−loss} = P-mass/x
+
+        def dense(values: list[int]) -> tuple[int, ...]:
+            out = [0] * grid.size
+            for k, v in zip(ks, values):
+                out[k - grid.k_lo] = v
+            return tuple(out)
+
         pld = StepPLD(
             q=q, sigma=sigma, grid=grid, bits=bits,
-            remove_upper=tuple(_upper_int(m, scale) for m in upper),
+            remove_upper=dense([_upper_int(m, scale) for m in upper]),
             remove_upper_inf=_upper_int(upper_inf, scale),
-            remove_lower=tuple(_lower_int(m, scale) for m in lower),
-            add_upper=tuple(_upper_int(m * w, scale) for m, w in zip(upper, q_weights)),
+            remove_lower=dense([_lower_int(m, scale) for m in lower]),
+            add_upper=dense([_upper_int(m * w, scale) for m, w in zip(upper, q_weights)]),
             add_upper_inf=_upper_int(q_minus_inf, scale),
-            add_lower=tuple(_lower_int(m * w, scale) for m, w in zip(lower, q_weights)),
-            checks=checks,
+            add_lower=dense([_lower_int(m * w, scale) for m, w in zip(lower, q_weights)]),
+            checks={**checks, "points_evaluated": len(ks)},
         )
     return pld
+
+
+def grid_points(q: Fraction, sigma: Fraction, grid: Grid, budget: Fraction) -> list[int]:
+    """The grid points at which the curve is evaluated: every point near the peak of H'' and, away from
+    it, every 2^j-th, with j as large as keeps the chord's Taylor gap Δ²·H''/8 within ``budget``
+    (H'' = σφ(z/σ)/t decreases away from its peak, so on the tails the largest H'' of a span is at its
+    end nearer the peak). Decided in mpmath at a fixed precision: the same points on every machine.
+    """
+    with mpmath.workdps(_DPS):
+        s, qm, hm = (mpmath.mpf(x.numerator) / x.denominator for x in (sigma, q, grid.h))
+        a = mpmath.mpf(grid.anchor.numerator) / grid.anchor.denominator
+        offset = a - 1 + qm
+        limit = mpmath.mpf(budget.numerator) / budget.denominator
+
+        def t(k: int) -> Any:
+            return a * mpmath.expm1(k * hm) + offset
+
+        def gap(near: int, far: int) -> Any:  # Δ²·H''(x_near)/8 for the span between the two points
+            tk = t(near)
+            if tk <= 0:
+                return mpmath.mpf(0)
+            z = _z_at(q, sigma, tk) / s
+            curvature = s * mpmath.npdf(z) / tk
+            width = a * abs(mpmath.exp(far * hm) - mpmath.exp(near * hm))
+            return width * width * curvature / 8
+
+        # H = 1 − x where t ≤ 0: the grid points there need no evaluation but the last one
+        edge = grid.k_lo if t(grid.k_lo) > 0 else min(grid.k_hi, int(mpmath.floor(mpmath.log1p(-offset / a) / hm)) + 1)
+        while edge > grid.k_lo and t(edge - 1) > 0:  # guard the rounding of the floor above
+            edge -= 1
+        while t(edge) <= 0:
+            edge += 1
+        # the peak of H'' on t > 0: t_c = q·e^{−3/(2σ²)} (z = −1), clamped to [edge, k_hi]
+        t_c = qm * mpmath.exp(-3 / (2 * s * s))
+        ratio = (t_c - offset) / a
+        peak = int(mpmath.floor(mpmath.log1p(ratio) / hm)) if ratio > -1 else edge
+        peak = min(max(peak, edge), grid.k_hi)
+        points = {grid.k_lo, max(edge - 1, grid.k_lo), edge, grid.k_hi, peak}
+        for d, end in ((1, grid.k_hi), (-1, edge)):
+            k, stride = peak, 1
+            while k != end:
+                # the allowed stride only grows away from the peak: find by bisection the first multiple m of
+                # the stride from k where twice the stride is allowed, keep every point before it
+                count = abs(end - k) // stride
+
+                def doubled(m: int) -> bool:  # a span of twice the stride from the m-th point is flat enough
+                    at = k + d * m * stride
+                    return gap(at, at + d * 2 * stride) <= limit
+
+                m = count if not doubled(count) else 0 if doubled(0) else 1 + _last_index(
+                    lambda i: not doubled(i), 0, 1)
+                points.update(range(k, k + d * m * stride + d, d * stride))
+                k += d * m * stride
+                if abs(end - k) <= stride or m == count:
+                    points.add(end)
+                    break
+                stride = min(2 * stride, 2**20)
+    return sorted(points)
 
 
 # -- choosing the grid (heuristics in deterministic mpmath: any choice gives proven bounds) -----------
@@ -392,33 +465,52 @@ def _lower_tail(q: Fraction, sigma: Fraction, t: Any) -> Any:
     return mpmath.ncdf(z / (mpmath.mpf(sigma.numerator) / sigma.denominator))
 
 
-def anchor_for(q: Fraction, sigma: Fraction, h: Fraction) -> Fraction:
-    """The grid's anchor: 1, or 1 − q + τ just above the sliver where Q's mass of Λ sits (module docstring).
+def anchor_for(q: Fraction, sigma: Fraction, h: Fraction, tail: Fraction) -> Fraction:
+    """The grid's anchor: 1, or a rational 1 − q + τ with 0 < τ < q (a heuristic in mpmath; any anchor
+    gives proven bounds, this one keeps the lower bound tight).
 
-    Under Q, Λ − (1 − q) = q·e^r with r ~ N(−1/(2σ²), 1/σ²): for σ ≪ 1 nearly all of it lies within a
-    tiny τ of 1 − q, inside one grid cell. A dominated pair with atoms only on the grid must then put
-    that cell's left end on the floor and lose everything (no convex curve below H leaves the floor
-    there), so the grid starts at x_0 = 1 − q + τ instead. The lower curve then loses about τ at x_0
-    and η·h for the mass η still above τ in the first cell; τ = q·e^{r_η} with r_η the (1 − η)-quantile
-    of r, η among 1e-3 … 1e-40 minimising τ + η·h. If even the best τ is not below q/2 the mass is not
-    a sliver and the anchor is 1. Any anchor gives proven bounds; this one keeps the lower bound tight.
+    Under Q, t = Λ − (1 − q) = q·e^r with r ~ N(−1/(2σ²), 1/σ²), and the curve is linear below
+    t = 0. A dominated pair with atoms only on the grid can leave the floor (1 − x)_+ only at a grid
+    point: on the cell whose left end lies below 1 − q its lower curve must stay on the floor, so it
+    loses G(x) = E_Q[(x − Λ)_+] at the cell's right end x. For σ ≪ 1 nearly all of Q's mass sits in a
+    sliver of t far thinner than a cell, and on the lattice e^{kh} that loss is everything (the pair
+    collapses). A grid anchored at x_0 = 1 − q + τ (k_lo = 0) loses G(x_0) = τΦ(d) − qΦ(d − 1/σ),
+    d = (log(τ/q) + 1/(2σ²))·σ, plus about m·Δ for the mass m of t in its first cell of width
+    Δ = x_0·(e^h − 1). The upper pair moves the Q-mass G(x_0)/x_0 to loss −∞ (the add direction's
+    +∞), so only τ with G(x_0) ≤ tail·x_0 qualify. τ is chosen among q·e^r for r at −40 … 40 standard
+    deviations of r to minimise that sum; if the lattice e^{kh} (whose point just above 1 − q plays
+    x_0) does as well, the anchor is 1.
     """
     if q == 1:
         return Fraction(1)
     with mpmath.workdps(_DPS):
         s, qm, hm = (mpmath.mpf(x.numerator) / x.denominator for x in (sigma, q, h))
-        best = None
-        for j in range(3, 41):
-            eta = mpmath.mpf(10) ** -j
-            z = _bisect(lambda v: mpmath.ncdf(-v) > eta, mpmath.mpf(0), mpmath.mpf(40))  # Φ̄(z) = η
-            tau = qm * mpmath.exp(-1 / (2 * s * s) + z / s)
-            cost = tau + eta * hm
-            if best is None or cost < best[0]:
-                best = (cost, tau)
-        tau = best[1]
-        if not tau < qm / 2:
+        mean = -1 / (2 * s * s)
+
+        allowed = mpmath.mpf(tail.numerator) / tail.denominator
+
+        def floor_loss(tau: Any) -> Any:  # G(1 − q + τ) = E_Q[(τ − t)_+]
+            d = (mpmath.log(tau / qm) - mean) * s
+            return tau * mpmath.ncdf(d) - qm * mpmath.ncdf(d - 1 / s)
+
+        def loss(tau: Any) -> Any:
+            d = (mpmath.log(tau / qm) - mean) * s
+            width = (1 - qm + tau) * mpmath.expm1(hm)
+            d2 = (mpmath.log((tau + width) / qm) - mean) * s
+            return floor_loss(tau) + (mpmath.ncdf(d2) - mpmath.ncdf(d)) * width
+
+        k = mpmath.ceil(mpmath.log1p(-qm) / hm)  # the lattice point e^{kh} just above 1 − q
+        usual = mpmath.exp(k * hm) - (1 - qm)
+        best, tau = (loss(usual), None) if usual > 0 else (mpmath.inf, None)
+        for j in range(-80, 81):
+            candidate = qm * mpmath.exp(mean + j / (2 * s))
+            if candidate < qm / 2 and floor_loss(candidate) <= allowed * (1 - qm + candidate):
+                value = loss(candidate)
+                if value < best:
+                    best, tau = value, candidate
+        if tau is None:
             return Fraction(1)
-        tau = Fraction(mpmath.nstr(tau, 3, strip_zeros=False, min_fixed=1, max_fixed=0).replace("e", "e"))
+        tau = Fraction(mpmath.nstr(tau, 3, strip_zeros=False, min_fixed=1, max_fixed=0))
     return 1 - q + tau
 
 
@@ -454,7 +546,7 @@ def grid_range(q: Fraction, sigma: Fraction, h: Fraction, tail: Fraction) -> Gri
     tightness: whatever lies beyond the grid is accounted for safely (the upper pair's tail mass goes
     to ±∞, the lower pair's curve to the floor).
     """
-    anchor = anchor_for(q, sigma, h)
+    anchor = anchor_for(q, sigma, h, tail)
     with mpmath.workdps(_DPS):
         hm = mpmath.mpf(h.numerator) / h.denominator
         limit = mpmath.mpf(tail.numerator) / tail.denominator

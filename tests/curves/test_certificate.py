@@ -1,6 +1,7 @@
 """Privacy-curve certificates: sealed, schema-valid, every field re-verified, verdicts that follow the proof."""
 
 import copy
+import math
 from fractions import Fraction
 
 import pytest
@@ -47,7 +48,9 @@ def test_the_method_and_its_settings(cert):
     else:
         assert cert["method"] == "discrete pairs"
         (grid,) = cert["settings"]["grids"]
-        assert grid["k_lo"] < 0 < grid["k_hi"] and cert["work"]["grid_points_per_step"] == [grid["k_hi"] - grid["k_lo"] + 1]
+        anchor, h = Fraction(grid["anchor"]), Fraction(cert["settings"]["grid_step"])
+        assert anchor * math.exp(grid["k_lo"] * h) < 1 < anchor * math.exp(grid["k_hi"] * h)  # straddles x = 1
+        assert cert["work"]["grid_points_per_step"] == [grid["k_hi"] - grid["k_lo"] + 1]
 
 
 def test_every_field_is_recomputed_or_listed_as_recorded(cert):
