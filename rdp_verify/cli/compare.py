@@ -144,7 +144,7 @@ def register(subparsers: Any) -> None:
             "opacus_rdp, opacus_prv, autodp) on whole runs (q, sigma, steps) at delta, against proven epsilon(delta)\n"
             "brackets [lo, hi]: exact (lo <= x <= hi + the peer's stated error), conservative (above),\n"
             "unsafe (x < lo: the claim (x, delta)-DP is false) and failed (inf, NaN or raised). Default\n"
-            "grid: the golden (epsilon, delta) rows (certificates/golden-dp-v1.csv)."
+            "grid: the golden (epsilon, delta) rows (certificates/golden-dp-v2.csv)."
         ),
         epilog=("Exit codes: 0 every point exact or conservative, 1 some point unsafe or non-finite, 2 bad input.\n"
                 "Example: rdp-verify compare --against dp_accounting_rdp,opacus_rdp --jobs 2 --plot compare.png\n"

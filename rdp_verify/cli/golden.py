@@ -37,7 +37,7 @@ def cmd_golden(ns: argparse.Namespace) -> int:
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "golden",
-        help="regenerate the golden vectors bit for bit (certificates/golden-v1.csv; --dp: golden-dp-v1.csv)",
+        help="regenerate the golden vectors bit for bit (certificates/golden-v1.csv; --dp: golden-dp-v2.csv)",
         description=(
             "Compute the golden dataset: proven epsilon_alpha intervals of one SGM step on the\n"
             f"documented grid ({golden.GRID.describe()}), as CSV with a comment header.\n"
@@ -54,7 +54,7 @@ def register(subparsers: Any) -> None:
     p.add_output("--out", kind=_out_kind, metavar="FILE",
                  help="write the CSV to FILE (atomically) instead of stdout; with --grid, the dataset's directory")
     p.add_argument("--dp", action="store_true",
-                   help="the golden (epsilon, delta) vectors instead (certificates/golden-dp-v1.csv): proven "
+                   help="the golden (epsilon, delta) vectors instead (certificates/golden-dp-v2.csv): proven "
                         "epsilon(delta) brackets of whole runs; about two minutes")
     add_parallel_arguments(p, "the rows")
     add_dataset_arguments(p)

@@ -150,6 +150,11 @@ class _Curve:
     def g_side(self, i: int) -> bool:
         return self.g[i]
 
+    def one_side(self, i: int) -> bool:
+        """Cell [i, i + 1] lies on one side of x = 1 (x = 1 itself counts on both: there 1 − x = 0), so a
+        native 0 at both ends is the floor (1 − x)_+ on the whole cell."""
+        return self.g[i] == self.g[i + 1] or (self.x[i].is_exact() and self.x[i] == 1)
+
     def cell_slopes(self, i: int) -> tuple[arb, arb]:
         """H'(x_i), H'(x_{i+1}) in the units of cell [i, i+1] (G-units if x_{i+1} ≤ 1, else H-units)."""
         left = self.fp[i] - 1 if self.g[i] and not self.g[i + 1] else self.fp[i]  # G' − 1 = H'
@@ -274,8 +279,12 @@ def _lower_masses(curve: StepCurve, c: _Curve) -> tuple[list[arb], dict[str, Any
     while work:
         i = work.pop()
         checked += 1
-        if floor[i] and floor[i + 1] or cells[i].holds(gap(i), gap(i + 1)):
+        if floor[i] and floor[i + 1] and c.one_side(i):  # the floor line itself
             continue
+        if cells[i].holds(gap(i), gap(i + 1)):
+            continue
+        if floor[i] and floor[i + 1]:  # across x = 1 the chord between the two floors is above the floor
+            raise LowerPairError(f"lower pair: cell [{c.k[i]}h, {c.k[i + 1]}h] across x = 1 is not proven below H")
         end, other = (i + 1, i) if floor[i] else (i, i + 1)
         if floor[other]:
             lowering[end] = max(lowering[end], cells[i].need(c.f[other], fixed_is_left=other == i))
@@ -320,8 +329,7 @@ def _lower_masses(curve: StepCurve, c: _Curve) -> tuple[list[arb], dict[str, Any
         # native 0 at both ends of a cell on one side of x = 1 (x = 1 itself counts on both sides: there 1 − x = 0):
         # the floor (1 − x)_+ itself, below every curve (nothing to verify; u, v may round below 0). A chord
         # across x = 1 is above the floor and is verified like any other.
-        one_side = c.g[i] == c.g[i + 1] or (c.x[i].is_exact() and c.x[i] == 1)
-        on_floor = curve_values[i].is_zero() and curve_values[i + 1].is_zero() and one_side
+        on_floor = curve_values[i].is_zero() and curve_values[i + 1].is_zero() and c.one_side(i)
         if on_floor:
             continue
         if not (u.lower() >= 0 and v.lower() >= 0 and cells[i].holds(u, v)):
@@ -409,7 +417,9 @@ def grid_points(q: Fraction, sigma: Fraction, grid: Grid, budget: Fraction) -> l
         ratio = (t_c - offset) / a
         peak = int(mpmath.floor(mpmath.log1p(ratio) / hm)) if ratio > -1 else edge
         peak = min(max(peak, edge), grid.k_hi)
-        points = {grid.k_lo, max(edge - 1, grid.k_lo), edge, grid.k_hi, peak}
+        one = int(mpmath.floor(-mpmath.log(a) / hm))  # x_one ≤ 1 < x_{one + 1}: no chord may jump over x = 1
+        points = {grid.k_lo, max(edge - 1, grid.k_lo), edge, grid.k_hi, peak,
+                  min(max(one, grid.k_lo), grid.k_hi), min(max(one + 1, grid.k_lo), grid.k_hi)}
         for d, end in ((1, grid.k_hi), (-1, edge)):
             k, stride = peak, 1
             while k != end:

@@ -9,8 +9,13 @@ interval is :func:`rdp_verify.curves.accountant.bracket` at relative tolerance :
 docs/privacy-curves.md), rounded outward to :data:`DIGITS` significant digits.
 
 The computation is exact integer arithmetic plus Arb balls at fixed precision, and the grid choices
-depend only on the widths found, so ``rdp-verify golden --dp --out certificates/golden-dp-v1.csv``
-regenerates the file bit for bit (about two minutes on one core; ``--jobs`` spreads the rows).
+depend only on the widths found, so ``rdp-verify golden --dp --out certificates/golden-dp-v2.csv``
+regenerates the file bit for bit (a few minutes on one core; ``--jobs`` spreads the rows).
+
+Version 2 replaced version 1 when the grid search changed (grids anchored above the loss's
+sliver, first grid from the size of the loss; closed form for q = 1): its brackets are tighter. The
+version 1 file, ``certificates/golden-dp-v1.csv``, stays as it was for the users who pinned it; its
+brackets are proven too, and every one of them overlaps version 2's (tests/reference).
 
 :data:`RUNS` is fixed in advance to exercise what float accountants get wrong: the MNIST run of
 Abadi et al. (2016) as in Opacus's examples, long runs (10⁵ and 10⁶ steps), small noise, large
@@ -29,7 +34,7 @@ from ..foundations.parallel import progress_map
 __all__ = ["FORMAT_VERSION", "RUNS", "DELTAS", "TOLERANCE", "DIGITS", "COLUMNS", "COMMAND", "points", "header",
            "row", "build", "parse_rows"]
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 TOLERANCE = Fraction(1, 1000)
 DIGITS = 12
 COLUMNS = ("q", "sigma", "steps", "delta", "epsilon_lower", "epsilon_upper")

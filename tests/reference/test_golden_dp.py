@@ -10,7 +10,8 @@ from curve_oracles import gaussian_epsilon
 from rdp_verify.reference import golden_dp, golden_dp_rows
 
 ROOT = Path(__file__).resolve().parents[2]
-FILE = ROOT / "certificates" / "golden-dp-v1.csv"
+FILE = ROOT / "certificates" / f"golden-dp-v{golden_dp.FORMAT_VERSION}.csv"
+PINNED = ROOT / "certificates" / "golden-dp-v1.csv"  # version 1, kept as it was
 
 
 def data_lines():
@@ -40,6 +41,16 @@ def test_q_one_rows_contain_the_gaussian_closed_form(target):
     mu = math.sqrt(target.phase.steps) / float(target.phase.sigma)
     exact = gaussian_epsilon(target.delta, mu)
     assert target.lower <= Fraction(str(exact)) <= target.upper
+
+
+def test_version_1_is_kept_and_agrees_with_the_current_brackets():
+    # both files hold proven brackets of the same runs: each pair must overlap (one contains the truth)
+    old = golden_dp.parse_rows(PINNED.read_text(encoding="utf-8"))
+    new = golden_dp.parse_rows(FILE.read_text(encoding="utf-8"))
+    assert [(p, d) for p, d, _, _ in old] == [(p, d) for p, d, _, _ in new]
+    for (_, _, lo1, hi1), (_, _, lo2, hi2) in zip(old, new):
+        assert max(lo1, lo2) <= min(hi1, hi2)
+    assert sum(hi - lo for _, _, lo, hi in new) < sum(hi - lo for _, _, lo, hi in old)  # version 2 is tighter
 
 
 def test_packaged_copy_is_the_file():
