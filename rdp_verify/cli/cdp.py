@@ -16,6 +16,7 @@ from typing import Any, Callable
 from ..cdp import concentrated as cc
 from ..foundations.inputs import (
     InputError,
+    parse_delta,
     parse_dps,
     parse_q,
     parse_rational,
@@ -45,10 +46,7 @@ def _positive(text: str, name: str) -> Fraction:
 def _delta(text: str | None) -> Fraction | None:
     if text is None:
         return None
-    d = parse_rational(text, "delta")
-    if not 0 < d < 1:
-        raise InputError(f"delta={text.strip()} must lie in (0, 1)")
-    return d
+    return parse_delta(text)
 
 
 def _summary(cert: dict[str, Any]) -> str:

@@ -7,10 +7,17 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from ..curves.accountant import DELTA_MIN, check_run
 from ..foundations.decimals import decimal_text
 from ..foundations.figures import check_plot_path
-from ..foundations.inputs import InputError, Phase, fraction_text, parse_alphas, parse_q, parse_rational, parse_sigma
+from ..foundations.inputs import (
+    InputError,
+    fraction_text,
+    parse_alphas,
+    parse_delta,
+    parse_q,
+    parse_sigma,
+    parse_steps,
+)
 from ..reference import dp_compare, golden_dp
 from ..reference.compare import DEFAULT_GRID, Grid, compare, plot, summary
 from ..reference.dp_peers import DP_PEERS, load_dp
@@ -58,21 +65,11 @@ def _dp_targets(ns: argparse.Namespace, pool: Any) -> tuple[list[Any], str]:
         raise UsageError("with --dp give all of --q, --sigma, --steps and --delta, or none (the default grid)")
     qs = [parse_q(x) for x in split_list(ns.q, "q")]
     sigmas = [parse_sigma(x) for x in split_list(ns.sigma, "sigma")]
-    steps = [_steps(x) for x in split_list(ns.steps, "steps")]
-    deltas = [parse_rational(x, "delta") for x in split_list(ns.delta, "delta")]
-    for d in deltas:
-        if not DELTA_MIN <= d < 1:
-            raise InputError(f"delta={fraction_text(d)} must lie in [1e-40, 1)")
-    check_run([Phase(qs[0], sigmas[0], max(steps))])
+    steps = [parse_steps(x) for x in split_list(ns.steps, "steps")]
+    deltas = [parse_delta(x) for x in split_list(ns.delta, "delta")]
     grid = (f"q {', '.join(map(fraction_text, qs))} x sigma {', '.join(map(fraction_text, sigmas))} x steps "
             f"{', '.join(map(str, steps))} x delta {', '.join(decimal_text(d, 3) for d in deltas)}")
     return dp_compare.grid_targets(qs, sigmas, steps, deltas, pool), grid
-
-
-def _steps(text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
-        raise InputError(f"steps={text!r} must be a whole number of at least 1")
-    return int(text)
 
 
 def _report(ns: argparse.Namespace, names: list[str], loader: Callable[[str], Any],

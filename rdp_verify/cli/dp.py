@@ -8,10 +8,10 @@ from fractions import Fraction
 from typing import Any
 
 from ..audit.claims import STEP_CONVENTIONS, load_phases
-from ..curves.accountant import DEFAULT_TOLERANCE, DELTA_MIN, MAX_STEPS, bracket, check_run
+from ..curves.accountant import DEFAULT_TOLERANCE, bracket, check_run
 from ..curves.certificate import certificate_of
 from ..foundations.figures import check_plot_path
-from ..foundations.inputs import InputError, Phase, fraction_text, parse_rational
+from ..foundations.inputs import DELTA_MIN, MAX_STEPS, InputError, Phase, fraction_text, parse_rational
 from ..foundations.parallel import progress_map
 from .common import (
     PHASE_FLAGS,

@@ -42,7 +42,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 from flint import arb, ctx
 
-from ..foundations.inputs import InputError, Phase
+from ..foundations.inputs import DELTA_MIN, MAX_STEPS, InputError, Phase
 from ..foundations.results import arb_to_bounded
 from .compose import PLD, Budget, compose, delta_at, epsilon_root, products_needed
 from .discretize import StepPLD, discretize, grid_range
@@ -51,8 +51,6 @@ __all__ = ["DIRECTIONS", "MAX_STEPS", "DELTA_MIN", "Settings", "Curves", "Bracke
            "delta_bracket", "epsilon_bracket", "bracket", "check_run", "default_settings"]
 
 DIRECTIONS = ("remove", "add")
-MAX_STEPS = 10**6  # the largest total number of steps supported (and tested)
-DELTA_MIN = Fraction(1, 10**40)  # the smallest δ supported
 DEFAULT_TOLERANCE = Fraction(1, 1000)
 MAX_REFINEMENTS = 4
 MAX_GRID = 4 * 10**6  # grid points of a composed PLD we accept to compute (memory: about 100 MB each)
