@@ -1,7 +1,8 @@
 """Sealed calibration certificates (schema ``calibration-v1``) and their re-check.
 
-A certificate records the problem, the grid, the answer's proof (ε ≤ E) and the neighbour's proof
-(ε > E) or its ``undecided`` bracket, the monotonicity argument that makes the answer the grid's
+A certificate records the problem, the grid and the supported range searched, the answer's proof
+(ε ≤ E) and the neighbour's proof (ε > E) or its ``undecided`` bracket -- no neighbour when the
+answer is the range's best end --, the monotonicity argument that makes the answer the grid's
 optimum (:mod:`rdp_verify.calibration.solve`), and the search trace. Under the ``pld`` accountant
 each of the two points embeds a full sealed privacy-curve certificate (settings, proofs and the
 independent cross-check of :mod:`rdp_verify.curves.certificate`); a point whose cross-check
@@ -9,8 +10,8 @@ disagrees makes the verdict ``inconsistent`` (exit 1). Under ``rdp`` each point 
 order and the proven bracket of :func:`~rdp_verify.accounting.optimal_order.optimal_epsilon`.
 
 :func:`check_calibration` re-verifies everything that is claimed: seal and schema, the grid
-neighbourhood of the two values, the embedded certificates (recomputed), and the inequalities
-against the target.
+neighbourhood of the two values within the stated range, the embedded certificates (recomputed),
+and the inequalities against the target.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from ..curves.certificate import FORMAT as RUN_FORMAT
 from ..curves.certificate import certificate_of, check_run_certificate
 from ..foundations.decimals import decimal_text
 from ..foundations.inputs import InputError, fraction_text, parse_rational
-from .solve import CONVERSION, DIGITS, Calibration, Evaluation, Problem, domain
+from .solve import CONVERSION, DIGITS, Calibration, Evaluation, Problem
 
 __all__ = ["FORMAT", "SCHEMA", "certificate", "check_calibration", "problem_of"]
 
@@ -71,7 +72,7 @@ def _consistent(point: dict[str, Any] | None) -> bool:
 def certificate(cal: Calibration) -> dict[str, Any]:
     """The sealed certificate of a calibration."""
     p = cal.problem
-    answer = None if cal.answer is None else _point(p, cal.answer)
+    answer = _point(p, cal.answer)
     neighbour = None if cal.neighbour is None else _point(p, cal.neighbour)
     verdict = cal.verdict if _consistent(answer) and _consistent(neighbour) else "inconsistent"
     cert = {
@@ -81,6 +82,7 @@ def certificate(cal: Calibration) -> dict[str, Any]:
                      "(Poisson sampling, add/remove-one, l2-sensitivity 1)",
         "inputs": _inputs(p),
         "grid": p.grid.describe(),
+        "range": {"lower": fraction_text(p.range[0]), "upper": fraction_text(p.range[1])},
         "accountant": ACCOUNTANT_TEXT[p.accountant],
         "monotonicity": MONOTONICITY,
         "answer": answer,
@@ -137,6 +139,12 @@ def _check_point(problem: Problem, name: str, point: dict[str, Any]) -> list[str
     return problems
 
 
+def _best_end(problem: Problem, low: Fraction, high: Fraction) -> Fraction:
+    """The grid value at the range's best end: the smallest σ, or the largest steps or q."""
+    grid = problem.grid
+    return grid.value(grid.index_at_or_above(low) if problem.unknown == "sigma" else grid.index_at_or_below(high))
+
+
 def check_calibration(cert: Any) -> list[str]:
     """Every problem found, as ``field: reason`` lines; empty means confirmed."""
     broken = integrity_errors(cert, SCHEMA)
@@ -144,27 +152,30 @@ def check_calibration(cert: Any) -> list[str]:
         return broken
     try:
         problem = problem_of(cert["inputs"])
+        low, high = (parse_rational(cert["range"][end], f"range.{end}") for end in ("lower", "upper"))
     except (InputError, KeyError, TypeError) as exc:
         return [f"inputs: {exc}"]
+    supported = problem.range
+    if not supported[0] <= low <= high <= supported[1]:
+        return ["range: not within the supported range of the unknown"]
     answer, neighbour = cert["answer"], cert["neighbour"]
     problems = []
-    if answer is None:
-        return [] if cert["verdict"] in ("infeasible", "inconclusive") else ["verdict: no answer to support it"]
     grid = problem.grid
     value = Fraction(answer["value"])
     n = grid.index_at_or_below(value)
-    if grid.value(n) != value:
-        problems.append("answer.value: not on the stated grid")
+    if grid.value(n) != value or not low <= value <= high:
+        return ["answer.value: not on the stated grid within the stated range"]
     if answer["decision"] != "meets":
         problems.append("answer.decision: the answer must meet the target")
     problems += _check_point(problem, "answer", answer)
     if neighbour is not None:
-        beyond = n - 1 if problem.unknown == "sigma" else n + 1
-        if Fraction(neighbour["value"]) != grid.value(beyond):
-            problems.append("neighbour.value: not the next grid value beyond the answer")
-        problems += _check_point(problem, "neighbour", neighbour)
-    elif value != domain(problem.unknown)[0 if problem.unknown == "sigma" else 1]:
-        problems.append("neighbour: missing, yet the answer is not at the end of the supported range")
+        beyond = grid.value(n - 1 if problem.unknown == "sigma" else n + 1)
+        if Fraction(neighbour["value"]) != beyond or not low <= beyond <= high:
+            problems.append("neighbour.value: not the next grid value beyond the answer within the stated range")
+        else:
+            problems += _check_point(problem, "neighbour", neighbour)
+    elif value != _best_end(problem, low, high):
+        problems.append("neighbour: missing, yet the answer is not at the best end of the stated range")
     decided = neighbour is None or neighbour["decision"] == "exceeds"
     if cert["verdict"] == "calibrated" and not decided:
         problems.append("verdict: calibrated without a proof for the neighbour")

@@ -6,8 +6,9 @@ from fractions import Fraction
 import pytest
 
 from rdp_verify.calibration.certificate import certificate, check_calibration
-from rdp_verify.calibration.solve import Problem, calibrate
+from rdp_verify.calibration.solve import Problem, calibrate, domain
 from rdp_verify.certificates.certificate import seal
+from rdp_verify.foundations.inputs import fraction_text
 
 DELTA = Fraction(1, 10**5)
 
@@ -21,7 +22,30 @@ def cert(request):
 def test_a_fresh_certificate_is_confirmed(cert):
     assert cert["verdict"] == "calibrated"
     assert cert["answer"]["decision"] == "meets" and cert["neighbour"]["decision"] == "exceeds"
+    low, high = domain("sigma", cert["inputs"]["accountant"])
+    assert cert["range"] == {"lower": fraction_text(low), "upper": fraction_text(high)}
     assert check_calibration(cert) == []
+
+
+@pytest.fixture(scope="module")
+def at_the_end():
+    # RDP of q = 1, T = 1 at sigma = 0.1 is below 100: every sigma in [0.1, 1e4] meets the target
+    return certificate(calibrate(Problem("sigma", Fraction(1000), DELTA, q=Fraction(1), steps=1, accountant="rdp")))
+
+
+def test_an_answer_at_the_ranges_best_end_has_no_neighbour_and_is_confirmed(at_the_end):
+    assert at_the_end["answer"]["value"] == "0.1" and at_the_end["neighbour"] is None
+    assert at_the_end["verdict"] == "calibrated" and check_calibration(at_the_end) == []
+
+
+def test_a_resealed_range_is_checked(at_the_end):
+    def shifted(c):
+        c["range"]["lower"] = "0.05"  # claim the pld range under the rdp accountant
+    assert check_calibration(resealed(at_the_end, shifted)) == ["range: not within the supported range of the unknown"]
+
+    def above(c):
+        c["range"]["lower"] = "0.2"  # the answer is outside the stated range
+    assert check_calibration(resealed(at_the_end, above)) == ["answer.value: not on the stated grid within the stated range"]
 
 
 def resealed(cert, edit):
@@ -55,6 +79,13 @@ def test_a_resealed_bracket_is_recomputed(cert):
     def edit(c):
         c["answer"]["epsilon"]["lower"] = c["answer"]["epsilon"]["upper"]
     assert any("answer.epsilon" in p for p in check_calibration(resealed(cert, edit)))
+
+
+def test_a_dropped_neighbour_is_not_confirmed(cert):
+    def edit(c):
+        c["neighbour"] = None  # as if the answer were the range's best end
+    assert check_calibration(resealed(cert, edit)) == [
+        "neighbour: missing, yet the answer is not at the best end of the stated range"]
 
 
 def test_a_verdict_without_its_proof_is_not_confirmed(cert):
