@@ -30,8 +30,8 @@ from fractions import Fraction
 from typing import Any
 
 from ..curves.accountant import DEFAULT_TOLERANCE
-from ..foundations.inputs import InputError
-from .ledger import Ledger, exact_number
+from ..foundations.inputs import InputError, check_delta, check_epsilon, check_q, check_run_sigma, check_tolerance
+from .ledger import Ledger, checked, exact_number
 
 __all__ = ["CertifiedPldAccountant", "UnsupportedEventError"]
 
@@ -68,7 +68,7 @@ class CertifiedPldAccountant:
         if relation not in (None, "ADD_OR_REMOVE_ONE"):
             raise InputError(f"neighboring_relation={neighboring_relation}: only ADD_OR_REMOVE_ONE is supported")
         self._relation = neighboring_relation
-        self._ledger = Ledger(exact_number(tolerance, "tolerance"))
+        self._ledger = Ledger(checked(check_tolerance, tolerance, "tolerance"))
         self._events: list[tuple[Any, int]] = []
 
     @property
@@ -90,12 +90,12 @@ class CertifiedPldAccountant:
         if name == "GaussianDpEvent":
             return [(Fraction(1), self._sigma(event), count)]
         if name == "PoissonSampledDpEvent":
-            q = exact_number(getattr(event, "sampling_probability", None), "sampling_probability")
-            if not 0 <= q <= 1:
-                raise _unsupported(f"sampling_probability={float(q)!r} is not in [0, 1]")
+            q = getattr(event, "sampling_probability", None)
             if _name(event.event) != "GaussianDpEvent":
                 raise _unsupported(f"{_name(event.event)} under Poisson sampling: only GaussianDpEvent is supported")
-            return [] if q == 0 else [(q, self._sigma(event.event), count)]
+            if exact_number(q, "sampling_probability") == 0:  # releases nothing about the data
+                return []
+            return [(checked(check_q, q, "sampling_probability"), self._sigma(event.event), count)]
         if name == "SelfComposedDpEvent":
             return self._phases(event.event, count * self._count(event.count))
         if name == "ComposedDpEvent":
@@ -104,10 +104,7 @@ class CertifiedPldAccountant:
 
     @staticmethod
     def _sigma(event: Any) -> Fraction:
-        sigma = exact_number(getattr(event, "noise_multiplier", None), "noise_multiplier")
-        if sigma <= 0:
-            raise _unsupported(f"noise_multiplier={float(sigma)!r}: only a positive noise multiplier is supported")
-        return sigma
+        return checked(check_run_sigma, getattr(event, "noise_multiplier", None), "noise_multiplier")
 
     @staticmethod
     def _count(count: Any) -> int:
@@ -158,11 +155,11 @@ class CertifiedPldAccountant:
 
     def get_epsilon(self, target_delta: float) -> float:
         """A proven upper bound on ε at ``target_delta``, rounded up to a double."""
-        return self._ledger.epsilon(exact_number(target_delta, "target_delta"))
+        return self._ledger.epsilon(checked(check_delta, target_delta, "target_delta"))
 
     def get_delta(self, target_epsilon: float) -> float:
         """A proven upper bound on δ at ``target_epsilon``, rounded up to a double."""
-        return self._ledger.delta(exact_number(target_epsilon, "target_epsilon"))
+        return self._ledger.delta(checked(check_epsilon, target_epsilon, "target_epsilon"))
 
     def certificate(self) -> dict[str, Any]:
         """The sealed certificate of the latest ``get_epsilon``/``get_delta`` (``rdp-verify check`` re-verifies it)."""

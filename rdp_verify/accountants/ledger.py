@@ -5,7 +5,9 @@ phases, and proven ε(δ) / δ(ε) answers as floats rounded up, each with its s
 round-trips to it (``repr``): ``1.1`` is 11/10, the number the user typed, not the binary
 1.100000000000000088817841970012523 it approximates (a relative difference below 1.2e-16).
 Strings ("256/60000", "1e-5") and :class:`fractions.Fraction` are read exactly. NaN, ±inf and
-bools are refused.
+bools are refused. :func:`checked` then applies the toolkit's one validator for the quantity
+(:mod:`rdp_verify.foundations.inputs`) under the interface's own argument name, before anything
+is computed: ``target_delta=1e-300 is below the supported minimum 1e-40``.
 
 **Answers.** ε(δ) and δ(ε) come from :func:`rdp_verify.curves.certificate.certify_run`: a proven
 bracket of the run's privacy curve (both directions of the add/remove-one relation), cross-checked
@@ -22,14 +24,16 @@ import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any
+from typing import Any, Callable, TypeVar
 
 from ..curves.accountant import DEFAULT_TOLERANCE, check_run
 from ..curves.certificate import certify_run
 from ..foundations.decimals import float_rounded
 from ..foundations.inputs import InputError, Phase, parse_rational
 
-__all__ = ["CertificationError", "exact_number", "Ledger"]
+__all__ = ["CertificationError", "exact_number", "checked", "Ledger"]
+
+T = TypeVar("T")
 
 
 class CertificationError(ArithmeticError):
@@ -55,6 +59,13 @@ def exact_number(x: Any, name: str) -> Fraction:
     raise InputError(f"{name}={x!r} is not a number (give a float, an int, a Fraction or a decimal string)")
 
 
+def checked(check: Callable[[Fraction, str, str | None], T], x: Any, name: str) -> T:
+    """``check(value, name, given)`` of ``x`` read by :func:`exact_number`: a validator of
+    :mod:`rdp_verify.foundations.inputs`, its message naming ``name`` and showing ``x`` as given."""
+    given = repr(x) if isinstance(x, float) else x if isinstance(x, str) else None
+    return check(exact_number(x, name), name, given)
+
+
 @lru_cache(maxsize=256)  # answers are deterministic: accountants asked the same question share them
 def _certificate(run: tuple[Phase, ...], key: str, value: Fraction, tolerance: Fraction) -> dict[str, Any]:
     cert = certify_run(run, tolerance=tolerance, **{key: value})
@@ -77,8 +88,6 @@ class Ledger:
         """Append runs of SG(q, σ) steps, all or none (domain- and size-checked, equal neighbours merged)."""
         phases = list(self.phases)
         for q, sigma, count in steps:
-            if count < 1:
-                raise InputError(f"count={count} must be at least 1")
             if phases and (phases[-1].q, phases[-1].sigma) == (q, sigma):
                 phases[-1] = Phase(q, sigma, phases[-1].steps + count)
             else:
@@ -90,18 +99,16 @@ class Ledger:
         return self.last
 
     def epsilon(self, delta: Fraction) -> float:
-        """A proven upper bound on ε(δ) of the run, rounded up to a double (0.0 for an empty run)."""
-        if not 0 < delta < 1:
-            raise InputError(f"delta={float(delta)!r} must lie strictly between 0 and 1")
+        """A proven upper bound on ε(δ) of the run, rounded up to a double (0.0 for an empty run);
+        ``delta`` is validated by the caller (:func:`checked`)."""
         if not self.phases:
             return 0.0
         upper = self._answer("delta", delta)["epsilon"]["upper"]
         return math.inf if upper is None else float_rounded(Fraction(upper), "up")
 
     def delta(self, epsilon: Fraction) -> float:
-        """A proven upper bound on δ(ε) of the run, rounded up to a double (0.0 for an empty run)."""
-        if epsilon < 0:
-            raise InputError(f"epsilon={float(epsilon)!r} must be non-negative")
+        """A proven upper bound on δ(ε) of the run, rounded up to a double (0.0 for an empty run);
+        ``epsilon`` is validated by the caller (:func:`checked`)."""
         if not self.phases:
             return 0.0
         return float_rounded(Fraction(self._answer("epsilon", epsilon)["delta"]["upper"]), "up")

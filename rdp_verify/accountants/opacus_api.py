@@ -22,7 +22,8 @@ from fractions import Fraction
 from typing import Any, Callable, Mapping
 
 from ..curves.accountant import DEFAULT_TOLERANCE
-from .ledger import Ledger, exact_number
+from ..foundations.inputs import check_delta, check_epsilon, check_q, check_run_sigma, check_steps, check_tolerance
+from .ledger import Ledger, checked
 
 __all__ = ["CertifiedAccountant"]
 
@@ -44,7 +45,7 @@ class CertifiedAccountant:
 
     def __init__(self, *, tolerance: Fraction | str = DEFAULT_TOLERANCE):
         self.history: list[tuple[Any, Any, int]] = []
-        self._tolerance = exact_number(tolerance, "tolerance")
+        self._tolerance = checked(check_tolerance, tolerance, "tolerance")
         self._ledger: Ledger | None = None
         self._ledger_of: list[tuple[Any, Any, int]] | None = None
 
@@ -53,10 +54,15 @@ class CertifiedAccountant:
         """The name stored in ``state_dict`` (Opacus refuses to load another mechanism's state)."""
         return "rdp_verify_certified"
 
+    @staticmethod
+    def _step(noise_multiplier: Any, sample_rate: Any) -> tuple[Fraction, Fraction]:
+        """(q, σ) of a step, read exactly and validated under Opacus's argument names."""
+        return checked(check_q, sample_rate, "sample_rate"), checked(check_run_sigma, noise_multiplier, "noise_multiplier")
+
     def step(self, *, noise_multiplier: float, sample_rate: float) -> None:
-        """Record one optimizer step (merged with the last entry if σ and q are equal, as Opacus does)."""
-        exact_number(noise_multiplier, "noise_multiplier")  # refuse NaN, inf, text that is not a number now
-        exact_number(sample_rate, "sample_rate")
+        """Record one optimizer step (merged with the last entry if σ and q are equal, as Opacus does);
+        σ and q are validated now, before they enter ``history``."""
+        self._step(noise_multiplier, sample_rate)
         if self.history and self.history[-1][:2] == (noise_multiplier, sample_rate):
             sigma, q, steps = self.history[-1]
             self.history[-1] = (sigma, q, steps + 1)
@@ -67,8 +73,7 @@ class CertifiedAccountant:
         """The ledger of the current history (rebuilt when ``history`` changed, e.g. by load_state_dict)."""
         if self._ledger is None or self._ledger_of != self.history:
             ledger = Ledger(self._tolerance)
-            ledger.extend([(exact_number(q, "sample_rate"), exact_number(sigma, "noise_multiplier"), int(steps))
-                           for sigma, q, steps in self.history])
+            ledger.extend([(*self._step(sigma, q), check_steps(steps, "num_steps")) for sigma, q, steps in self.history])
             self._ledger, self._ledger_of = ledger, deepcopy(self.history)
         return self._ledger
 
@@ -81,11 +86,13 @@ class CertifiedAccountant:
         unknown = sorted(set(kwargs) - set(_FLOAT_TUNING))
         if unknown:
             raise TypeError(f"get_epsilon() got an unexpected keyword argument {unknown[0]!r}")
-        return self._current().epsilon(exact_number(delta, "delta"))
+        delta = checked(check_delta, delta, "delta")
+        return self._current().epsilon(delta)
 
     def get_delta(self, epsilon: float) -> float:
         """A proven upper bound on δ(ε) of the steps so far, rounded up to a double."""
-        return self._current().delta(exact_number(epsilon, "epsilon"))
+        epsilon = checked(check_epsilon, epsilon, "epsilon")
+        return self._current().delta(epsilon)
 
     def certificate(self) -> dict[str, Any]:
         """The sealed certificate of the latest ``get_epsilon``/``get_delta`` (``rdp-verify check`` re-verifies it)."""

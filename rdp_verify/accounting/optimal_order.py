@@ -72,7 +72,7 @@ from typing import Sequence
 from flint import arb, ctx
 
 from ..foundations.decimals import decimal_text
-from ..foundations.inputs import ALPHA_GAP_MIN, ALPHA_MAX, Phase
+from ..foundations.inputs import ALPHA_GAP_MIN, ALPHA_MAX, Phase, check_delta
 from ..foundations.results import Bounded, arb_to_bounded, bounded_to_arb, to_arb
 from .rdp import (
     DPS,
@@ -178,6 +178,7 @@ def _split_point(a: Fraction, b: Fraction, guess: Fraction) -> Fraction:
 def optimal_epsilon(phases: Sequence[Phase], delta: Fraction, conversion: str, rtol: Fraction = RTOL,
                     max_evaluations: int = MAX_EVALUATIONS, dps: int = DPS) -> Optimum:
     """Proven bracket of the best ε over all real α > 1 (module docstring: method and proofs)."""
+    check_delta(delta)
     check_conversion(conversion)
     with ctx.workprec(PREC):
         search = _Search(phases, delta, conversion, dps)

@@ -41,7 +41,7 @@ from typing import Sequence
 
 from flint import arb, ctx
 
-from ..foundations.inputs import SGM, InputError, Phase, check_alpha, check_sigma
+from ..foundations.inputs import SGM, InputError, Phase, check_alpha, check_delta, check_epsilon, check_sigma
 from ..foundations.results import Bounded, arb_to_bounded, to_arb
 from ..methods.rigorous import epsilon_bounds
 from .options import CONVERSIONS, DPS
@@ -56,7 +56,6 @@ __all__ = [
     "delta_from_rdp",
     "OrderListResult",
     "epsilon_at_orders",
-    "require_exact",
     "check_conversion",
 ]
 
@@ -87,15 +86,10 @@ def check_conversion(conversion: str) -> None:
         raise InputError(f"conversion {conversion!r} is not one of {', '.join(CONVERSIONS)}")
 
 
-def _check_delta(delta: Fraction) -> None:
-    if not 0 < delta < 1:
-        raise InputError(f"delta={delta} must lie strictly between 0 and 1")
-
-
 def log_inv_delta(delta: Fraction) -> arb:
-    """Ball for L = log(1/δ), δ ∈ (0, 1). Call under ``ctx.workprec``."""
-    _check_delta(delta)
-    return -to_arb(delta).log()
+    """Ball for L = log(1/δ), δ ∈ [1e-40, 1) (:func:`~rdp_verify.foundations.inputs.check_delta`).
+    Call under ``ctx.workprec``."""
+    return -to_arb(check_delta(delta)).log()
 
 
 def _phi(conversion: str, lam: Fraction) -> arb:
@@ -106,20 +100,11 @@ def _phi(conversion: str, lam: Fraction) -> arb:
     return x * (x / (1 + x)).log() - x.log1p()
 
 
-def require_exact(**values: object) -> None:
-    """Refuse floats (and anything not an exact rational) with a one-line InputError."""
-    for name, x in values.items():
-        if isinstance(x, bool) or not isinstance(x, (Fraction, int)):
-            raise InputError(f"{name}={x!r} must be an exact rational (Fraction), e.g. Fraction('1e-5')")
-
-
 def conversion_offset(conversion: str, alpha: Fraction, delta: Fraction) -> Bounded:
     """Proven interval for c(α, δ) = (log(1/δ) + φ(α − 1))/(α − 1), so that ε = R + c."""
-    require_exact(alpha=alpha, delta=delta)
+    lam = check_alpha(alpha) - 1
+    check_delta(delta)
     check_conversion(conversion)
-    lam = alpha - 1
-    if lam <= 0:
-        raise InputError(f"alpha={alpha} must be greater than 1")
     with ctx.workprec(PREC):
         return arb_to_bounded((log_inv_delta(delta) + _phi(conversion, lam)) / to_arb(lam))
 
@@ -139,13 +124,9 @@ def delta_from_rdp(rdp: Bounded, alpha: Fraction, epsilon: Fraction, conversion:
     Increasing in R, so the upper end uses rdp.upper: an (α, R)-RDP mechanism is
     (ε, δ.upper)-DP.
     """
-    require_exact(alpha=alpha, epsilon=epsilon)
+    lam = check_alpha(alpha) - 1
+    check_epsilon(epsilon)
     check_conversion(conversion)
-    if epsilon < 0:
-        raise InputError(f"epsilon={epsilon} must be non-negative")
-    lam = alpha - 1
-    if lam <= 0:
-        raise InputError(f"alpha={alpha} must be greater than 1")
     with ctx.workprec(PREC):
         phi = _phi(conversion, lam)
         lo, hi = (_clipped_exp(to_arb(lam * (r - epsilon)) + phi) for r in (rdp.lower, rdp.upper))
@@ -183,6 +164,8 @@ def epsilon_at_orders(phases: Sequence[Phase], delta: Fraction, conversion: str,
     This is what an RDP accountant with a fixed order list (TF Privacy, dp_accounting,
     Opacus) reports; the minimum over all real α is :func:`rdp_verify.accounting.optimal_order.optimal_epsilon`.
     """
+    check_delta(delta)
+    check_conversion(conversion)
     if not orders:
         raise InputError("the order list is empty")
     for a in orders:

@@ -31,10 +31,15 @@ from ..accounting.order_lists import parse_orders
 from ..foundations.inputs import (
     InputError,
     Phase,
+    check_sigma,
     fraction_text,
+    parse_delta,
+    parse_epsilon,
     parse_q,
     parse_rational,
     parse_run_sigma,
+    parse_steps,
+    parse_whole,
 )
 
 __all__ = ["Claim", "parse_claim", "parse_run", "read_claims", "load_phases", "STEP_CONVENTIONS", "CLAIM_FIELDS",
@@ -94,13 +99,6 @@ def _required(fields: Mapping[str, Any], key: str) -> str:
     return value
 
 
-def _whole(text: str, name: str) -> int:
-    x = parse_rational(text, name)
-    if x.denominator != 1 or x < 1:
-        raise InputError(f"{name}={text} must be a whole number of at least 1")
-    return int(x)
-
-
 def _sampling_rate(fields: Mapping[str, Any]) -> tuple[Fraction, str]:
     q, batch, n = (_text(fields, k) for k in ("q", "batch_size", "dataset_size"))
     if q is not None:
@@ -109,7 +107,7 @@ def _sampling_rate(fields: Mapping[str, Any]) -> tuple[Fraction, str]:
         return parse_q(q), ""
     if batch is None or n is None:
         raise InputError("missing field 'q' (or 'batch_size' and 'dataset_size')")
-    b, size = _whole(batch, "batch_size"), _whole(n, "dataset_size")
+    b, size = parse_whole(batch, "batch_size"), parse_whole(n, "dataset_size")
     if b > size:
         raise InputError(f"batch_size={b} exceeds dataset_size={size}")
     return parse_q(f"{b}/{size}"), f"q = {b}/{size}; "
@@ -122,7 +120,7 @@ def _steps(fields: Mapping[str, Any], q: Fraction) -> tuple[int, str]:
             raise InputError("give steps or epochs, not both")
         if convention is not None:
             raise InputError("step_convention applies only with epochs")
-        return _whole(steps, "steps"), "given"
+        return parse_steps(steps), "given"
     if epochs is None:
         raise InputError("missing field 'steps' (or 'epochs')")
     e = parse_rational(epochs, "epochs")
@@ -198,12 +196,11 @@ def parse_claim(fields: Mapping[str, Any], default_id: str) -> Claim:
         raise InputError(f"unknown field {unknown[0]!r} (known: {', '.join(CLAIM_FIELDS)})")
     parsed = parse_run(fields)
     delta_text, eps_text = _required(fields, "delta"), _required(fields, "epsilon")
-    delta = parse_rational(delta_text, "delta")
-    if not 0 < delta < 1:
-        raise InputError(f"delta={delta_text} must lie strictly between 0 and 1")
-    epsilon = parse_rational(eps_text, "epsilon")
-    if epsilon < 0:
-        raise InputError(f"epsilon={eps_text} must be non-negative")
+    delta, epsilon = parse_delta(delta_text), parse_epsilon(eps_text)
+    accountants = _accountants(_text(fields, "accountant"))
+    if "rdp" in accountants:  # its narrower sigma range, refused before anything is computed
+        for phase, _ in parsed:
+            check_sigma(phase.sigma)
     orders, orders_name = _orders(fields.get("orders"))
     return Claim(
         id=_text(fields, "id") or default_id,
@@ -216,7 +213,7 @@ def parse_claim(fields: Mapping[str, Any], default_id: str) -> Claim:
         orders=orders,
         orders_name=orders_name,
         source=_text(fields, "source"),
-        accountants=_accountants(_text(fields, "accountant")),
+        accountants=accountants,
     )
 
 

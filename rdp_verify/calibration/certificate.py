@@ -1,7 +1,8 @@
 """Sealed calibration certificates (schema ``calibration-v1``) and their re-check.
 
-A certificate records the problem, the grid, the answer's proof (ε ≤ E) and the neighbour's proof
-(ε > E) or its ``undecided`` bracket, the monotonicity argument that makes the answer the grid's
+A certificate records the problem, the grid and the supported range searched, the answer's proof
+(ε ≤ E) and the neighbour's proof (ε > E) or its ``undecided`` bracket -- no neighbour when the
+answer is the range's best end --, the monotonicity argument that makes the answer the grid's
 optimum (:mod:`rdp_verify.calibration.solve`), and the search trace. Under the ``pld`` accountant
 each of the two points embeds a full sealed privacy-curve certificate (settings, proofs and the
 independent cross-check of :mod:`rdp_verify.curves.certificate`); a point whose cross-check
@@ -29,7 +30,7 @@ from ..curves.certificate import SCHEMA as RUN_SCHEMA
 from ..curves.certificate import certificate_of
 from ..curves.certificate import compare as compare_run
 from ..foundations.inputs import InputError, fraction_text, parse_rational
-from .solve import CONVERSION, Calibration, Evaluation, Problem, calibrate, domain
+from .solve import CONVERSION, Calibration, Evaluation, Problem, calibrate
 
 __all__ = ["FORMAT", "SCHEMA", "POLICY", "certificate", "check_calibration", "compare", "problem_of", "recompute",
            "self_consistency"]
@@ -57,7 +58,7 @@ POLICY = FieldPolicy(
         "format", "format_version", "mechanism",
         *(f"inputs.{key}" for key in ("solve_for", "target_epsilon", "delta", "q", "sigma", "steps", "accountant",
                                       "digits", "tolerance")),
-        "grid", "accountant", "monotonicity",
+        "grid", "range.lower", "range.upper", "accountant", "monotonicity",
         "answer", *(f"answer.{key}" for key in _POINT), "answer.order",
         "neighbour", *(f"neighbour.{key}" for key in _POINT), "neighbour.order",
         *(f"search.*.{key}" for key in _POINT),
@@ -92,7 +93,7 @@ def _consistent(point: dict[str, Any] | None) -> bool:
 def certificate(cal: Calibration) -> dict[str, Any]:
     """The sealed certificate of a calibration."""
     p = cal.problem
-    answer = None if cal.answer is None else _point(p, cal.answer)
+    answer = _point(p, cal.answer)
     neighbour = None if cal.neighbour is None else _point(p, cal.neighbour)
     verdict = cal.verdict if _consistent(answer) and _consistent(neighbour) else "inconsistent"
     cert = {
@@ -102,6 +103,7 @@ def certificate(cal: Calibration) -> dict[str, Any]:
                      "(Poisson sampling, add/remove-one, l2-sensitivity 1)",
         "inputs": _inputs(p),
         "grid": p.grid.describe(),
+        "range": {"lower": fraction_text(p.range[0]), "upper": fraction_text(p.range[1])},
         "accountant": ACCOUNTANT_TEXT[p.accountant],
         "monotonicity": MONOTONICITY,
         "answer": answer,
@@ -148,11 +150,17 @@ def _embedded(problem: Problem, name: str, point: dict[str, Any]) -> list[str]:
     return problems
 
 
+def _best_end(problem: Problem, low: Fraction, high: Fraction) -> Fraction:
+    """The grid value at the range's best end: the smallest σ, or the largest steps or q."""
+    grid = problem.grid
+    return grid.value(grid.index_at_or_above(low) if problem.unknown == "sigma" else grid.index_at_or_below(high))
+
+
 def self_consistency(cert: dict[str, Any]) -> list[str]:
     """The certificate's claims re-derived from its own fields (independently of calibrate): ``field: reason``.
 
     Each decision follows from its bracket and the target; the answer meets the target on the stated grid and
-    the neighbour is the next grid value beyond it (or the answer is the end of the supported range); both are
+    the neighbour is the next grid value beyond it (or the answer is the best end of the supported range); both are
     evaluations of the search; an embedded certificate is intact and proves its point's bracket for that run;
     the verdict follows from all of these. The inputs must be valid.
     """
@@ -170,23 +178,24 @@ def self_consistency(cert: dict[str, Any]) -> list[str]:
             problems.append(f"{name}: not one of the search's evaluations")
         if problem.accountant == "pld":
             problems += _embedded(problem, name, point)
-    if answer is None:
-        expected = "infeasible" if cert["search"][-1]["decision"] == "exceeds" else "inconclusive"
-    else:
-        grid, value = problem.grid, Fraction(answer["value"])
-        n = grid.index_at_or_below(value)
-        if grid.value(n) != value:
-            problems.append("answer.value: not on the stated grid")
-        if answer["decision"] != "meets":
-            problems.append("answer.decision: the answer must meet the target")
-        if neighbour is not None:
-            if Fraction(neighbour["value"]) != grid.value(n - 1 if problem.unknown == "sigma" else n + 1):
-                problems.append("neighbour.value: not the next grid value beyond the answer")
-        elif value != domain(problem.unknown)[0 if problem.unknown == "sigma" else 1]:
-            problems.append("neighbour: missing, yet the answer is not at the end of the supported range")
-        proven = all(_consistent(p) for p in (answer, neighbour))
-        expected = ("inconsistent" if not proven else
-                    "calibrated" if neighbour is None or neighbour["decision"] == "exceeds" else "inconclusive")
+    low, high = (Fraction(cert["range"][end]) for end in ("lower", "upper"))
+    if (low, high) != problem.range:
+        problems.append("range: not the supported range of the unknown")
+    grid, value = problem.grid, Fraction(answer["value"])
+    n = grid.index_at_or_below(value)
+    if grid.value(n) != value or not low <= value <= high:
+        problems.append("answer.value: not on the stated grid within the stated range")
+    if answer["decision"] != "meets":
+        problems.append("answer.decision: the answer must meet the target")
+    if neighbour is not None:
+        beyond = grid.value(n - 1 if problem.unknown == "sigma" else n + 1)
+        if Fraction(neighbour["value"]) != beyond or not low <= beyond <= high:
+            problems.append("neighbour.value: not the next grid value beyond the answer within the stated range")
+    elif value != _best_end(problem, low, high):
+        problems.append("neighbour: missing, yet the answer is not at the best end of the stated range")
+    proven = all(_consistent(p) for p in (answer, neighbour))
+    expected = ("inconsistent" if not proven else
+                "calibrated" if neighbour is None or neighbour["decision"] == "exceeds" else "inconclusive")
     if cert["verdict"] != expected:
         problems.append(f"verdict: {expected} by the answer, the neighbour and their certificates")
     return problems

@@ -4,9 +4,12 @@ A DP-SGD run here is one phase (q, σ, T) of the Sampled Gaussian Mechanism; two
 given and the third (the *unknown*) is searched on a :class:`~rdp_verify.calibration.grid.DecimalGrid`
 (default 3 significant digits) for the best value whose ε(δ) is **proven** ≤ the target E:
 
-* ``sigma``: the smallest grid σ in [0.1, 1e4] with ε ≤ E;
-* ``steps``: the largest grid T in [1, 10⁶] with ε ≤ E;
+* ``sigma``: the smallest grid σ in the supported range with ε ≤ E: [0.05, 1e6] under ``pld``
+  (the privacy-curve domain), [0.1, 1e4] under ``rdp`` (the RDP methods' domain);
+* ``steps``: the largest grid T in [1, 1e6] with ε ≤ E;
 * ``q``: the largest grid q in [1e-12, 1] with ε ≤ E.
+
+The ranges are :mod:`rdp_verify.foundations.inputs`' domain limits (:func:`domain`).
 
 **Accountants.** ``pld`` (default): ε(δ) is bracketed by :func:`rdp_verify.curves.accountant.bracket`
 (proven two-sided bounds on the privacy curve; Zhu, Dong, Wang 2022, Theorems 10–11). ``rdp``: the
@@ -32,8 +35,13 @@ q) has ε > E proves that every grid value beyond it does too: the answer is the
 If the neighbour's bracket still straddles E at the finest tolerance it is reported ``undecided``
 (the answer is then proven private but maybe not optimal by one grid step).
 
-**Search.** Gallop from a start value by doubling index jumps until the feasible side is bracketed,
-then bisect on grid indices: O(log(range)) evaluations. Each evaluation walks a ladder of
+**Search.** Both ends of the range first. If the range's best end (smallest σ, largest T or q)
+meets E, so does every value in the range: it is the answer, with no neighbour inside the range
+(one evaluation). If the other end does not meet E (proven to exceed it, or undecided at the
+finest tolerance), no value in the range is proven to: :func:`calibrate` refuses with a one-line
+:class:`~rdp_verify.foundations.inputs.InputError` that says so and shows that end's bracket (two
+evaluations). Otherwise gallop from a start value by doubling index jumps until the answer is
+bracketed, then bisect on grid indices: O(log(range)) evaluations. Each evaluation walks a ladder of
 tolerances (1e-1, 1e-2, …, down to ``tolerance``) and stops at the first that decides, so points far
 from the boundary cost one coarse bracket. Whatever the search order, the answer's and the
 neighbour's claims are the brackets reported (and re-verified by :mod:`rdp_verify.calibration.certificate`).
@@ -46,31 +54,31 @@ from fractions import Fraction
 from typing import Any, Callable
 
 from ..accounting.optimal_order import optimal_epsilon
-from ..curves.accountant import DELTA_MIN, MAX_STEPS, bracket
+from ..curves.accountant import bracket
 from ..foundations.decimals import decimal_text
-from ..foundations.inputs import Q_MIN, SIGMA_MAX, SIGMA_MIN, InputError, Phase
+from ..foundations.inputs import (
+    InputError,
+    Phase,
+    check_delta,
+    check_epsilon,
+    check_sigma,
+    check_tolerance,
+    short_text,
+)
 from ..foundations.search import last_true
 from .grid import DecimalGrid
-from .options import ACCOUNTANTS, DEFAULT_TOLERANCE
+from .options import ACCOUNTANTS, DEFAULT_TOLERANCE, domain
+
+_START = {"sigma": Fraction(1), "steps": Fraction(1000), "q": Fraction(1, 100)}
+_FEASIBLE_UP = {"sigma": True, "steps": False, "q": False}  # does ε ≤ E hold for LARGER values?
 
 __all__ = ["domain", "UNKNOWNS", "ACCOUNTANTS", "CONVERSION", "DIGITS", "DEFAULT_TOLERANCE", "Problem", "Evaluation",
-           "Calibration", "calibrate", "evaluate"]
+           "Calibration", "calibrate", "evaluate", "epsilon_at"]
 
 UNKNOWNS = ("sigma", "steps", "q")
 CONVERSION = "balle2020"  # the RDP-to-(ε, δ) conversion of the rdp accountant
 DIGITS = 12  # printed bounds (rounded outward); decisions compare the printed values, so they re-check
 LADDER = tuple(Fraction(1, 10**k) for k in range(1, 7))
-_DOMAIN = {"sigma": (SIGMA_MIN, SIGMA_MAX), "steps": (Fraction(1), Fraction(MAX_STEPS)), "q": (Q_MIN, Fraction(1))}
-_START = {"sigma": Fraction(1), "steps": Fraction(1000), "q": Fraction(1, 100)}
-_FEASIBLE_UP = {"sigma": True, "steps": False, "q": False}  # does ε ≤ E hold for LARGER values?
-
-
-def domain(unknown: str) -> tuple[Fraction, Fraction]:
-    """The supported range of the unknown (the domains of :class:`~rdp_verify.foundations.inputs.Phase` and
-    of the privacy-curve accountant)."""
-    return _DOMAIN[unknown]
-
-
 @dataclass(frozen=True)
 class Problem:
     """What to solve: ``unknown`` ∈ UNKNOWNS; the other two of q, sigma, steps are given."""
@@ -95,25 +103,28 @@ class Problem:
             if (value is None) != (name == self.unknown):
                 raise InputError(f"give {' and '.join(n for n in given if n != self.unknown)}, "
                                  f"and not {self.unknown} (it is solved for)")
-        if not 0 < self.delta < 1:
-            raise InputError(f"delta={decimal_text(self.delta, 6)} must lie strictly between 0 and 1")
-        if self.delta < DELTA_MIN:
-            raise InputError("delta is below the supported minimum 1e-40")
-        if self.target_epsilon <= 0:
-            raise InputError("the target epsilon must be positive")
-        if not 0 < self.tolerance < 1:
-            raise InputError("tolerance must lie strictly between 0 and 1")
-        self.phase(_DOMAIN[self.unknown][0])  # the given values are in the domain
+        check_epsilon(self.target_epsilon, "target_epsilon", positive=True)
+        check_delta(self.delta, "delta")
+        check_tolerance(self.tolerance, "tolerance")
+        self.phase(self.range[0])  # the given values are in the run domain
+        if self.accountant == "rdp" and self.sigma is not None:
+            check_sigma(self.sigma)  # and in the RDP methods' narrower one
         DecimalGrid(self.digits)  # a supported number of digits
 
     @property
     def grid(self) -> DecimalGrid:
         return DecimalGrid(self.digits, integer=self.unknown == "steps")
 
+    @property
+    def range(self) -> tuple[Fraction, Fraction]:
+        """The supported range searched (:func:`domain`)."""
+        return domain(self.unknown, self.accountant)
+
     def phase(self, value: Fraction) -> Phase:
         """The run with the unknown set to ``value``."""
-        fields = {"q": self.q, "sigma": self.sigma, "steps": self.steps, self.unknown: value}
-        return Phase(Fraction(fields["q"]), Fraction(fields["sigma"]), int(fields["steps"]))
+        fields: dict[str, Any] = {"q": self.q, "sigma": self.sigma, "steps": self.steps}
+        fields[self.unknown] = int(value) if self.unknown == "steps" else value  # the integer grid's values are whole
+        return Phase(**fields)
 
     def ladder(self) -> tuple[Fraction, ...]:
         return tuple(t for t in LADDER if t > self.tolerance) + (self.tolerance,)
@@ -133,23 +144,23 @@ class Evaluation:
 
 @dataclass
 class Calibration:
-    """The answer (None if no grid value in the domain meets E) and its neighbour's status."""
+    """The answer and its neighbour's status."""
 
     problem: Problem
-    answer: Evaluation | None
-    neighbour: Evaluation | None  # the next grid value beyond the answer (None: outside the domain)
+    answer: Evaluation
+    neighbour: Evaluation | None  # the next grid value beyond the answer (None: outside the range)
     evaluations: list[Evaluation]
 
     @property
     def verdict(self) -> str:
-        if self.answer is None:
-            return "infeasible" if self.evaluations[-1].decision == "exceeds" else "inconclusive"
         if self.neighbour is None or self.neighbour.decision == "exceeds":
             return "calibrated"
         return "inconclusive"
 
 
-def _bracket_at(problem: Problem, value: Fraction, tolerance: Fraction) -> tuple[Fraction, Fraction | None, Any]:
+def epsilon_at(problem: Problem, value: Fraction, tolerance: Fraction) -> tuple[Fraction, Fraction | None, Any]:
+    """The proven [lower, upper] of ε(δ) with the unknown at ``value`` (upper None: no finite bound), at relative
+    ``tolerance``, and the accountant's result behind it: the one place the search calls an accountant."""
     run = [problem.phase(value)]
     if problem.accountant == "pld":
         b = bracket(run, delta=problem.delta, tolerance=tolerance)
@@ -162,7 +173,7 @@ def evaluate(problem: Problem, value: Fraction) -> Evaluation:
     """Bracket ε at ``value`` on the tolerance ladder until the bracket decides against the target."""
     e = problem.target_epsilon
     for tol in problem.ladder():
-        lower, upper, result = _bracket_at(problem, value, tol)
+        lower, upper, result = epsilon_at(problem, value, tol)
         lo = decimal_text(lower, DIGITS, "down")
         up = None if upper is None else decimal_text(upper, DIGITS, "up")
         decision = ("meets" if up is not None and Fraction(up) <= e else
@@ -172,12 +183,28 @@ def evaluate(problem: Problem, value: Fraction) -> Evaluation:
     return Evaluation(value, decision, lo, up, tol, result)
 
 
+def _out_of_reach(problem: Problem, end: Evaluation) -> str:
+    """Why no value in the range is proven to meet the target: the far end's bracket."""
+    u, at = problem.unknown, short_text(end.value)
+    head = (f"no {u} {'<=' if u == 'sigma' else '>='} {at} reaches epsilon <= {short_text(problem.target_epsilon)} "
+            f"at delta = {short_text(problem.delta)}" + ("" if problem.accountant == "pld" else " under the rdp accountant"))
+    quantity = "epsilon" if problem.accountant == "pld" else "the best RDP bound on epsilon"
+    if end.decision == "exceeds":
+        return f"{head} (at {u} = {at}, {quantity} >= {end.lower})"
+    upper = end.upper if end.upper is not None else "inf"
+    return (f"{head} provably: at {u} = {at}, {quantity} in [{end.lower}, {upper}] straddles the target at the "
+            f"finest tolerance {short_text(end.tolerance)} (a smaller tolerance may decide it)")
+
+
 def calibrate(problem: Problem, progress: Callable[[Evaluation], None] | None = None) -> Calibration:
-    """Search the grid for the best value with proven ε ≤ E (module docstring: method and proofs)."""
+    """Search the grid for the best value with proven ε ≤ E (module docstring: method and proofs).
+
+    Raises :class:`~rdp_verify.foundations.inputs.InputError` if no value in the range is proven to meet E.
+    """
     grid = problem.grid
-    low, high = domain(problem.unknown)
+    low, high = problem.range
     sign = 1 if _FEASIBLE_UP[problem.unknown] else -1  # in m = sign·index, feasibility is an up-set
-    a, b = sorted((sign * grid.index_at_or_above(low), sign * grid.index_at_or_below(high)))
+    a, b = sorted((sign * grid.index_at_or_above(low), sign * grid.index_at_or_below(high)))  # a: the best end
     seen: dict[int, Evaluation] = {}
     order: list[Evaluation] = []
 
@@ -192,29 +219,18 @@ def calibrate(problem: Problem, progress: Callable[[Evaluation], None] | None = 
     def meets(m: int) -> bool:
         return ev(m).decision == "meets"
 
+    if meets(a):  # every value in the range meets E: the best one is the answer, nothing beyond it to prove
+        return Calibration(problem, ev(a), None, order)
+    if not meets(b):
+        raise InputError(_out_of_reach(problem, ev(b)))
+    lo, hi = a, b  # not proven at lo, proven at hi
     jump = 3 * 10 ** (problem.digits - 1)  # a third of a decade: about a factor 2 on the grid
-    m0 = min(max(sign * grid.index_at_or_below(_START[problem.unknown]), a), b)
-    if meets(m0):
-        hi, lo = m0, None
-        while lo is None and hi > a:
-            m = max(a, hi - jump)
-            if meets(m):
-                hi = m
-            else:
-                lo = m
-            jump *= 2
-        if lo is None:  # the domain's end meets E: nothing beyond it to prove
-            return Calibration(problem, ev(hi), None, order)
-    else:
-        lo, hi = m0, None
-        while hi is None:
-            if lo == b:
-                return Calibration(problem, None, None, order)
-            m = min(b, lo + jump)
-            if meets(m):
-                hi = m
-            else:
-                lo = m
-            jump *= 2
+    m = sign * grid.index_at_or_below(_START[problem.unknown])
+    while lo < m < hi:  # gallop from the start until the direction turns
+        if meets(m):
+            hi, m = m, m - jump
+        else:
+            lo, m = m, m + jump
+        jump *= 2
     lo = last_true(lo, hi, lambda m: not meets(m))  # bisect: not proven, then proven
     return Calibration(problem, ev(lo + 1), ev(lo), order)

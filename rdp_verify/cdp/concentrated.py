@@ -28,7 +28,7 @@ from typing import Any
 from flint import arb, ctx
 
 from ..foundations.decimals import decimal_text
-from ..foundations.inputs import ALPHA_MAX, InputError
+from ..foundations.inputs import ALPHA_MAX, InputError, check_delta
 from . import conversions as conv
 from .certificate import ball, exact, interval, seal
 from .dp_to_cdp import antipodal, subgaussian_witness, theorem35_mean_bound
@@ -90,11 +90,6 @@ def _inputs(claim: str, **args: Any) -> dict[str, Any]:
     return {"claim": claim, **{key: encode(value) for key, value in args.items()}}
 
 
-def _delta_in_range(delta: Fraction | None) -> None:
-    if delta is not None and not 0 < delta < 1:
-        raise InputError(f"delta={exact(delta)} must lie in (0, 1)")
-
-
 def _loss(q: Fraction, sigma: Fraction, dps: int) -> SGMLoss:
     return SGMLoss(q, sigma, dps)
 
@@ -109,7 +104,8 @@ def zcdp(q: Fraction, sigma: Fraction, rho: Fraction, xi: Fraction = Fraction(0)
     """
     if rho < 0 or xi < 0:
         raise InputError("rho and xi must be non-negative")
-    _delta_in_range(delta)
+    if delta is not None:
+        check_delta(delta)
     loss = _loss(q, sigma, dps)
     best = 1 / (2 * loss.s2)
     body: dict[str, Any] = {
@@ -248,7 +244,8 @@ def concentrated(q: Fraction, sigma: Fraction, mu: Fraction, tau: Fraction, grou
         raise InputError("group size must be a positive integer")
     if group > 1 and q != 1:
         raise InputError("group privacy is certified for the Gaussian mechanism only (DR16 Corollary 3.3); use --q 1")
-    _delta_in_range(delta)
+    if delta is not None:
+        check_delta(delta)
     loss = _loss(q, sigma / group, dps)  # a group of s shifts the mean by s: noise multiplier sigma/s
     params = {"mu": exact(mu), "tau": exact(tau), "group": str(group)}
     body: dict[str, Any] = {

@@ -25,7 +25,7 @@ from fractions import Fraction
 
 from flint import arb, ctx
 
-from ..foundations.inputs import InputError
+from ..foundations.inputs import InputError, check_delta
 from ..foundations.results import arb_to_bounded, to_arb
 from .privacy_loss import normal_cdf
 
@@ -45,11 +45,6 @@ def _up(x: arb) -> Fraction:
     return arb_to_bounded(x).upper
 
 
-def _check_delta(delta: Fraction) -> None:
-    if not 0 < delta < 1:
-        raise InputError("delta must lie in (0, 1)")
-
-
 def _check(**values: Fraction) -> None:
     """Refuse what the definitions exclude: τ > 0; μ, ρ, ε ≥ 0; α > 1."""
     for name, x in values.items():
@@ -66,7 +61,7 @@ def _check(**values: Fraction) -> None:
 def cdp_to_dp(mu: Fraction, tau: Fraction, delta: Fraction) -> Fraction:
     """An upper bound of μ + τ√(2 log(1/δ)): (μ, τ)-CDP ⇒ (ε, δ)-DP."""
     _check(mu=mu, tau=tau)
-    _check_delta(delta)
+    check_delta(delta)
     with ctx.workprec(PREC):
         return _up(to_arb(mu) + to_arb(tau) * (2 * (1 / to_arb(delta)).log()).sqrt())
 
@@ -82,7 +77,7 @@ def zcdp_to_dp(rho: Fraction, delta: Fraction, xi: Fraction = Fraction(0)) -> Fr
     _check(rho=rho)
     if xi < -rho:
         raise InputError(f"xi={xi} below -rho: (xi, rho)-zCDP needs xi + rho*alpha >= 0 for all alpha > 1")
-    _check_delta(delta)
+    check_delta(delta)
     with ctx.workprec(PREC):
         r = to_arb(rho)
         return _up(to_arb(xi) + r + 2 * (r * (1 / to_arb(delta)).log()).sqrt())

@@ -7,8 +7,8 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from ..audit.claims import STEP_CONVENTIONS
-from ..calibration.options import ACCOUNTANTS, DEFAULT_TOLERANCE
-from ..foundations.inputs import InputError, fraction_text, parse_rational
+from ..calibration.options import ACCOUNTANTS, DEFAULT_TOLERANCE, domain
+from ..foundations.inputs import DELTA_MIN, fraction_text, parse_delta, parse_epsilon, parse_tolerance, short_text
 from .common import PHASE_FLAGS, UsageError, add_run_arguments, emit, run_from_flags
 
 if TYPE_CHECKING:
@@ -33,15 +33,11 @@ def _problem(ns: argparse.Namespace) -> Problem:
         fields.pop("dataset_size", None)
     fields[unknown] = "1"  # stands in for the unknown while the run is parsed
     (phase, _), = run_from_flags(fields)
-    delta = parse_rational(ns.delta, "delta")
-    if not 0 < delta < 1:
-        raise InputError(f"delta={ns.delta} must lie strictly between 0 and 1")
-    target = parse_rational(ns.target_epsilon, "target epsilon")
-    if target <= 0:
-        raise InputError(f"--target-epsilon {ns.target_epsilon}: must be positive")
+    target = parse_epsilon(ns.target_epsilon, "--target-epsilon", positive=True)
+    delta = parse_delta(ns.delta)
     given = {"q": phase.q, "sigma": phase.sigma, "steps": phase.steps}
     given[unknown] = None
-    tolerance = parse_rational(ns.tolerance, "tolerance")
+    tolerance = parse_tolerance(ns.tolerance)
     from ..calibration.solve import Problem  # once the flags are read: a typo answers at once
 
     return Problem(unknown, target, delta, accountant=ns.accountant, digits=ns.digits, tolerance=tolerance, **given)
@@ -55,6 +51,11 @@ def _line(p: Problem, ev: Evaluation) -> str:
     return f"{p.unknown} = {fraction_text(ev.value)}: {quantity} in [{ev.lower}, {up}] {relation}"
 
 
+def _range(unknown: str, accountant: str) -> str:
+    low, high = domain(unknown, accountant)
+    return f"[{short_text(low)}, {short_text(high)}]"
+
+
 def summary(cal: Calibration, cert: dict[str, Any]) -> str:
     """A few human-readable lines for one calibration."""
     p = cal.problem
@@ -63,25 +64,22 @@ def summary(cal: Calibration, cert: dict[str, Any]) -> str:
     best = "smallest" if p.unknown == "sigma" else "largest"
     beyond = "next smaller" if p.unknown == "sigma" else "next larger"
     how = "proven privacy curve (pld)" if p.accountant == "pld" else "best proven RDP bound (rdp)"
+    searched = _range(p.unknown, p.accountant)
     lines = [f"run: {given}; target epsilon = {fraction_text(p.target_epsilon)} at delta = {fraction_text(p.delta)}; "
-             f"accountant: {how}"]
-    if cal.answer is None:
-        last = cal.evaluations[-1]
-        lines.append(f"no grid {p.unknown} in the supported range meets the target; at the range's end: "
-                     + _line(p, last).split(": ", 1)[1])
-    else:
-        lines.append(f"answer: {_line(p, cal.answer)}")
-        if cal.neighbour is None:
-            lines.append(f"  {beyond} grid value: outside the supported range")
-        else:
-            lines.append(f"  {beyond} grid value: {_line(p, cal.neighbour)}")
-    lines.append(f"  grid: {p.grid.describe()}; {len(cal.evaluations)} grid values evaluated")
+             f"accountant: {how}",
+             f"answer: {_line(p, cal.answer)}",
+             f"  {beyond} grid value: " + (f"outside the supported range {searched}" if cal.neighbour is None
+                                           else _line(p, cal.neighbour)),
+             f"  grid: {p.grid.describe()} in {searched}; {len(cal.evaluations)} grid "
+             f"value{'s' if len(cal.evaluations) > 1 else ''} evaluated"]
+    calibrated = (f"calibrated: the {best} {p.unknown} on the grid with a proven epsilon <= the target"
+                  if cal.neighbour is not None else
+                  f"calibrated: the end of the supported range {searched} meets the target, so every {p.unknown} "
+                  f"in it does; the {best} is the answer")
     meaning = {
-        "calibrated": f"calibrated: the {best} {p.unknown} on the grid with a proven epsilon <= the target",
+        "calibrated": calibrated,
         "inconclusive": (f"inconclusive: the answer is proven, but the {beyond} grid value is undecided "
-                         "(a smaller --tolerance may decide it)" if cal.answer is not None
-                         else "inconclusive: the range's end is undecided"),
-        "infeasible": f"infeasible: no {p.unknown} in the supported range reaches the target",
+                         "(a smaller --tolerance may decide it)"),
         "inconsistent": "INCONSISTENT: an independent cross-check disagrees with a bracket; nothing is certified",
     }[cert["verdict"]]
     if p.accountant == "rdp" and cal.neighbour is not None and cal.neighbour.decision == "exceeds":
@@ -125,15 +123,23 @@ def register(subparsers: Any) -> None:
             "\n"
             "  rdp-verify calibrate --target-epsilon 8 --delta 1e-5 --batch-size 256 --dataset-size 60000 --sigma 1.1\n"
             "\n"
-            "Exit codes: 0 calibrated or inconclusive (the answer is proven either way), 1 infeasible\n"
-            "or a cross-check disagrees, 2 bad input."
+            f"Supported ranges searched: sigma in {_range('sigma', 'pld')} (pld) or {_range('sigma', 'rdp')} (rdp), "
+            f"steps in {_range('steps', 'pld')},\n"
+            f"q in {_range('q', 'pld')}. If the range's best end (smallest sigma, largest steps or q) meets the target,\n"
+            "it is the answer at once (verdict calibrated, no neighbour: the end of the supported range).\n"
+            "\n"
+            "Exit codes: 0 calibrated or inconclusive (the answer is proven either way; inconclusive:\n"
+            "the neighbour is undecided), 1 a cross-check disagrees (inconsistent), 2 bad input or no\n"
+            "answer: no value in the supported range is proven to reach the target (one line on stderr\n"
+            "with the bracket at the range's end, e.g. 'no sigma <= 1e6 reaches epsilon <= ...'); nothing\n"
+            "is written."
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     run = p.add_argument_group("the run: give two of sigma, q and steps (the third is solved for)")
     add_run_arguments(run, "number of SGM steps (whole number >= 1)", STEP_CONVENTIONS)
     p.add_argument("--target-epsilon", dest="target_epsilon", required=True, help="the target epsilon (> 0)")
-    p.add_argument("--delta", required=True, help="delta in (0, 1)")
+    p.add_argument("--delta", required=True, help=f"delta in [{short_text(DELTA_MIN)}, 1)")
     p.add_argument("--accountant", choices=ACCOUNTANTS, default="pld",
                    help="pld (default): proven privacy curve; rdp: best proven RDP bound over all orders")
     p.add_argument("--digits", type=int, default=3, help="significant digits of the grid (default 3)")

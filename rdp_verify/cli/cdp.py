@@ -14,7 +14,7 @@ from fractions import Fraction
 from typing import Any, Callable
 
 from ..cdp.options import CONVENTIONS
-from ..foundations.inputs import InputError, parse_dps, parse_q, parse_rational, parse_sigma
+from ..foundations.inputs import InputError, parse_delta, parse_dps, parse_q, parse_rational, parse_sigma
 from .common import emit
 
 __all__ = ["register"]
@@ -43,10 +43,7 @@ def _positive(text: str, name: str) -> Fraction:
 def _delta(text: str | None) -> Fraction | None:
     if text is None:
         return None
-    d = parse_rational(text, "delta")
-    if not 0 < d < 1:
-        raise InputError(f"delta={text.strip()} must lie in (0, 1)")
-    return d
+    return parse_delta(text)
 
 
 def _summary(cert: dict[str, Any]) -> str:

@@ -6,9 +6,17 @@ import argparse
 import sys
 from typing import Any, Callable, Mapping, Sequence
 
-from ..curves.options import DELTA_MIN
 from ..foundations.decimals import decimal_text
-from ..foundations.inputs import InputError, Phase, fraction_text, parse_alphas, parse_q, parse_rational, parse_sigma
+from ..foundations.inputs import (
+    InputError,
+    Phase,
+    fraction_text,
+    parse_alphas,
+    parse_delta,
+    parse_q,
+    parse_sigma,
+    parse_steps,
+)
 from ..reference import golden_dp
 from ..reference.dp_peers import DP_PEERS, load_dp
 from ..reference.grid import Grid
@@ -58,23 +66,14 @@ def _dp_grid(ns: argparse.Namespace) -> tuple[list[Any], str] | None:
         raise UsageError("with --dp give all of --q, --sigma, --steps and --delta, or none (the default grid)")
     qs = [parse_q(x) for x in split_list(ns.q, "q")]
     sigmas = [parse_sigma(x) for x in split_list(ns.sigma, "sigma")]
-    steps = [_steps(x) for x in split_list(ns.steps, "steps")]
-    deltas = [parse_rational(x, "delta") for x in split_list(ns.delta, "delta")]
-    for d in deltas:
-        if not DELTA_MIN <= d < 1:
-            raise InputError(f"delta={fraction_text(d)} must lie in [1e-40, 1)")
+    steps = [parse_steps(x) for x in split_list(ns.steps, "steps")]
+    deltas = [parse_delta(x) for x in split_list(ns.delta, "delta")]
     from ..curves.accountant import check_run
 
     check_run([Phase(qs[0], sigmas[0], max(steps))])
     text = (f"q {', '.join(map(fraction_text, qs))} x sigma {', '.join(map(fraction_text, sigmas))} x steps "
             f"{', '.join(map(str, steps))} x delta {', '.join(decimal_text(d, 3) for d in deltas)}")
     return [qs, sigmas, steps, deltas], text
-
-
-def _steps(text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
-        raise InputError(f"steps={text!r} must be a whole number of at least 1")
-    return int(text)
 
 
 def _report(ns: argparse.Namespace, names: list[str], loader: Callable[[str], Any],

@@ -10,7 +10,15 @@ from typing import Any
 from ..audit.claims import STEP_CONVENTIONS, load_phases
 from ..curves.options import DEFAULT_TOLERANCE, DELTA_MIN, MAX_STEPS
 from ..foundations.decimals import decimal_text
-from ..foundations.inputs import InputError, Phase, fraction_text, parse_rational
+from ..foundations.inputs import (
+    InputError,
+    Phase,
+    fraction_text,
+    parse_delta,
+    parse_epsilon,
+    parse_tolerance,
+    short_text,
+)
 from ..foundations.parallel import progress_map
 from .common import (
     PHASE_FLAGS,
@@ -47,16 +55,8 @@ def _target(ns: argparse.Namespace) -> tuple[Fraction | None, Fraction | None]:
     if (ns.delta is None) == (ns.epsilon is None):
         raise UsageError("give exactly one of --delta (for the epsilon bracket) and --epsilon (for the delta bracket)")
     if ns.delta is not None:
-        delta = parse_rational(ns.delta, "delta")
-        if not 0 < delta < 1:
-            raise InputError(f"delta={ns.delta} must lie strictly between 0 and 1")
-        if delta < DELTA_MIN:
-            raise InputError(f"delta={ns.delta} is below the supported minimum 1e-40")
-        return delta, None
-    epsilon = parse_rational(ns.epsilon, "epsilon")
-    if epsilon < 0:
-        raise InputError(f"epsilon={ns.epsilon} must be non-negative")
-    return None, epsilon
+        return parse_delta(ns.delta), None
+    return None, parse_epsilon(ns.epsilon)
 
 
 def _run_text(phases: list[tuple[Phase, str]]) -> str:
@@ -117,9 +117,7 @@ EXIT = {"certified": 0, "inconsistent": 1, "partial": 3}
 def cmd_dp(ns: argparse.Namespace) -> int:
     phases = _phases(ns)
     delta, epsilon = _target(ns)
-    tolerance = parse_rational(ns.tolerance, "tolerance")
-    if not 0 < tolerance < 1:
-        raise InputError(f"tolerance={ns.tolerance} must lie strictly between 0 and 1")
+    tolerance = parse_tolerance(ns.tolerance)
     from ..curves.accountant import bracket, check_run  # once the flags are read: a typo answers at once
     from ..curves.certificate import certificate_of
 
@@ -166,7 +164,7 @@ def register(subparsers: Any) -> None:
             "  rdp-verify dp --q 0.01,0.02 --sigma 1 --steps 1000,500 --epsilon 2 --json\n"
             "\n"
             f"Phases file: a JSON list of objects with the fields q (or batch_size, dataset_size), sigma,\n"
-            f"steps (or epochs, step_convention). At most {MAX_STEPS} steps in all; delta >= 1e-40.\n"
+            f"steps (or epochs, step_convention). At most {short_text(MAX_STEPS)} steps in all; delta >= {short_text(DELTA_MIN)}.\n"
             "Verdicts and exit codes: 0 certified (both ends proven, finite and not vacuous; the bracket\n"
             "meets the tolerance or says how many times wider it is), 1 inconsistent (an informative\n"
             "independent estimate misses the proven bracket), 2 bad input, 3 partial (a proven end is\n"

@@ -16,7 +16,7 @@ from typing import Any
 from ..accounting.options import DPS
 from ..accounting.order_lists import ORDER_LISTS, parse_orders
 from ..foundations.decimals import interval_json
-from ..foundations.inputs import InputError, fraction_text, parse_dps, parse_q, parse_rational, parse_sigma
+from ..foundations.inputs import InputError, fraction_text, parse_dps, parse_q, parse_sigma, parse_steps
 from .common import emit
 
 __all__ = ["register", "FORMAT"]
@@ -31,9 +31,7 @@ PROOF = ("epsilon_alpha = log(A_alpha)/(alpha - 1) (Mironov-Talwar-Zhang 2019, T
 def cmd_rdp(ns: argparse.Namespace) -> int:
     q, sigma = parse_q(ns.q), parse_sigma(ns.sigma)
     orders, name = parse_orders(ns.orders)
-    steps = parse_rational(ns.steps, "steps")
-    if steps.denominator != 1 or steps < 1:
-        raise InputError(f"steps={ns.steps} must be a whole number of at least 1")
+    steps = parse_steps(ns.steps)
     dps = parse_dps(ns.dps)
     if not 1 <= ns.digits <= dps:
         raise InputError(f"--digits {ns.digits}: must lie between 1 and --dps ({dps})")

@@ -54,14 +54,22 @@ from typing import Any, Callable, Iterable, Sequence
 
 from flint import arb, ctx
 
-from ..foundations.inputs import InputError, Phase, fraction_text
+from ..foundations.inputs import (
+    InputError,
+    Phase,
+    check_delta,
+    check_epsilon,
+    check_steps,
+    check_tolerance,
+    fraction_text,
+)
 from ..foundations.results import arb_to_bounded, to_arb
 from .compose import PLD, Budget, compose, delta_at, epsilon_root, products_needed
 from .discretize import LowerPairError, StepPLD, discretize, grid_range, loss_scale
 from .gaussian import GaussianCurve, is_gaussian_run
-from .options import DEFAULT_TOLERANCE, DELTA_MIN, MAX_STEPS
+from .options import DEFAULT_TOLERANCE, DELTA_MIN
 
-__all__ = ["DIRECTIONS", "MAX_STEPS", "DELTA_MIN", "Settings", "Curves", "Bracket", "compose_run",
+__all__ = ["DIRECTIONS", "Settings", "Curves", "Bracket", "compose_run",
            "delta_bracket", "epsilon_bracket", "bracket", "check_run", "default_settings", "initial_step"]
 
 DIRECTIONS = ("remove", "add")
@@ -153,26 +161,8 @@ def check_run(phases: Sequence[Phase]) -> tuple[Phase, ...]:
     for p in phases:
         if not isinstance(p, Phase):
             raise InputError("phases must be Phase objects")
-    total = sum(p.steps for p in phases)
-    if total > MAX_STEPS:
-        raise InputError(f"steps={total} is beyond the supported maximum {MAX_STEPS} for privacy curves")
+    check_steps(sum(p.steps for p in phases), "steps")  # in all, for privacy curves
     return phases
-
-
-def _check_delta(delta: Fraction) -> None:
-    if isinstance(delta, bool) or not isinstance(delta, (Fraction, int)):
-        raise InputError(f"delta={delta!r} must be an exact rational (Fraction)")
-    if not 0 < delta < 1:
-        raise InputError(f"delta={delta} must lie strictly between 0 and 1")
-    if delta < DELTA_MIN:
-        raise InputError(f"delta={delta} is below the supported minimum 1e-40")
-
-
-def _check_epsilon(epsilon: Fraction) -> None:
-    if isinstance(epsilon, bool) or not isinstance(epsilon, (Fraction, int)):
-        raise InputError(f"epsilon={epsilon!r} must be an exact rational (Fraction)")
-    if epsilon < 0:
-        raise InputError(f"epsilon={epsilon} must be non-negative")
 
 
 def _nice_below(x: float) -> Fraction:
@@ -267,8 +257,7 @@ def delta_bracket(curves: Curves | GaussianCurve, epsilon: Fraction) -> Bracket:
     A direction's lower bound is composed only if its upper bound exceeds the best lower bound so
     far: otherwise it cannot raise max(δ_remove, δ_add)'s lower end.
     """
-    _check_epsilon(epsilon)
-    epsilon = Fraction(epsilon)
+    epsilon = check_epsilon(epsilon)
     if isinstance(curves, GaussianCurve):  # both directions have the same curve
         low, up = curves.delta_bounds(epsilon)
         return Bracket(low, up, {d: (low, up) for d in DIRECTIONS}, curves)
@@ -322,8 +311,7 @@ def epsilon_bracket(curves: Curves | GaussianCurve, delta: Fraction) -> Bracket:
 
     As in :func:`delta_bracket`, a direction's lower bound is composed only when it could decide.
     """
-    _check_delta(delta)
-    delta = Fraction(delta)
+    delta = check_delta(delta)
     if isinstance(curves, GaussianCurve):
         low, up = curves.epsilon_bounds(delta)
         return Bracket(low, up, {d: (low, up) for d in DIRECTIONS}, curves)
@@ -379,12 +367,10 @@ def bracket(phases: Sequence[Phase], *, delta: Fraction | None = None, epsilon: 
     if (delta is None) == (epsilon is None):
         raise InputError("give exactly one of delta and epsilon")
     if delta is not None:
-        _check_delta(delta)
+        delta = check_delta(delta)
     else:
-        _check_epsilon(epsilon)
-    tol = Fraction(tolerance)
-    if not 0 < tol < 1:
-        raise InputError(f"tolerance={tolerance} must lie strictly between 0 and 1")
+        epsilon = check_epsilon(epsilon)
+    tol = check_tolerance(tolerance)
     if is_gaussian_run(phases):
         curve = GaussianCurve(phases)
         return epsilon_bracket(curve, delta) if delta is not None else delta_bracket(curve, epsilon)
@@ -395,7 +381,6 @@ def bracket(phases: Sequence[Phase], *, delta: Fraction | None = None, epsilon: 
 
     if settings is not None:
         return evaluate(settings)
-    steps = sum(p.steps for p in phases)
     scale = Fraction(delta) if delta is not None else Fraction(1, 10**10)  # δ's size, until a bracket tells it
     rung = FIRST_RUNG
     h = initial_step(phases, default_settings(phases, Fraction(1), scale).tail)

@@ -43,7 +43,6 @@ one keeps every δ computed from them on the safe side (:mod:`rdp_verify.curves.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any

@@ -10,6 +10,6 @@ from fractions import Fraction
 
 __all__ = ["MAX_STEPS", "DELTA_MIN", "DEFAULT_TOLERANCE"]
 
-MAX_STEPS = 10**6  # the largest total number of steps supported (and tested)
-DELTA_MIN = Fraction(1, 10**40)  # the smallest δ supported
+from ..foundations.inputs import DELTA_MIN, MAX_STEPS  # the limits every accountant shares
+
 DEFAULT_TOLERANCE = Fraction(1, 1000)

@@ -17,8 +17,8 @@ import numpy as np
 from ..accounting.optimal_order import optimal_epsilon
 from ..foundations.figures import new_figure, save_figure
 from .accountant import Curves
-from .gaussian import GaussianCurve
 from .compose import PLD
+from .gaussian import GaussianCurve
 
 __all__ = ["curve_values", "rdp_points", "draw"]
 

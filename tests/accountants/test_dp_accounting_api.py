@@ -11,6 +11,7 @@ import pytest
 
 from rdp_verify.accountants import CertifiedPldAccountant
 from rdp_verify.curves.certificate import check_run_certificate
+from rdp_verify.foundations.inputs import InputError
 from tests.curve_oracles import gaussian_delta, gaussian_epsilon
 
 dp_event = pytest.importorskip("dp_accounting.dp_event", reason="dp_accounting is not installed")
@@ -95,6 +96,42 @@ def test_too_many_steps_and_bad_queries():
     with pytest.raises(ValueError, match="REPLACE_ONE"):
         CertifiedPldAccountant(privacy_accountant.NeighboringRelation.REPLACE_ONE)
     assert CertifiedPldAccountant().get_epsilon(1e-5) == 0.0 and CertifiedPldAccountant().get_delta(1.0) == 0.0
+
+
+@pytest.mark.parametrize("query, message", [
+    (lambda acc: acc.get_epsilon(1e-300), "target_delta=1e-300 is below the supported minimum 1e-40"),
+    (lambda acc: acc.get_epsilon(0.0), "target_delta=0.0 must lie strictly between 0 and 1"),
+    (lambda acc: acc.get_epsilon(1), "target_delta=1 must lie strictly between 0 and 1"),
+    (lambda acc: acc.get_epsilon("NaN"), "target_delta='NaN' is not a number"),
+    (lambda acc: acc.get_epsilon(Fraction(1, 10**50)), "target_delta=1e-50 is below the supported minimum 1e-40"),
+    (lambda acc: acc.get_delta(-0.5), "target_epsilon=-0.5 must be non-negative"),
+    (lambda acc: CertifiedPldAccountant(tolerance="0"), "tolerance=0 must lie strictly between 0 and 1"),
+])
+@pytest.mark.parametrize("steps", [0, 10])
+def test_bad_queries_are_refused_before_anything_is_computed(query, message, steps):
+    acc = CertifiedPldAccountant().compose(sgm(0.01, 1.0), steps)  # also an empty run, whose answer would be 0
+    with pytest.raises(InputError) as info:
+        query(acc)
+    assert str(info.value).startswith(message) and "\n" not in str(info.value)
+    with pytest.raises(ValueError, match="no epsilon or delta has been computed yet"):
+        acc.certificate()
+
+
+@pytest.mark.parametrize("event, message", [
+    (sgm(0.01, -1.0), "noise_multiplier=-1.0 must be positive"),
+    (dp_event.GaussianDpEvent(0.01), "noise_multiplier=0.01 is outside the supported range [0.05, 1e6]"),
+    (sgm(1.5, 1.0), "sampling_probability=1.5 is outside (0, 1]: it is a sampling probability"),
+    (sgm(1e-13, 1.0), "sampling_probability=1e-13 is below the supported minimum 1e-12"),
+    (sgm("nan", 1.0), "sampling_probability='nan' is not a number"),
+    (dp_event.SelfComposedDpEvent(sgm(0.01, 1.0), -1), "count=-1 must be a non-negative integer"),
+    (dp_event.SelfComposedDpEvent(sgm(0.01, 1.0), 2 * 10**6), "steps=2e6 is beyond the supported maximum 1e6"),
+])
+def test_bad_events_name_the_field_and_show_the_value(event, message):
+    acc = CertifiedPldAccountant()
+    assert not acc.supports(event)
+    with pytest.raises(privacy_accountant.UnsupportedEventError) as info:
+        acc.compose(event)
+    assert str(info.value).startswith(message) and acc.phases == []
 
 
 def test_no_dp_accounting_needed_and_no_torch():

@@ -260,8 +260,9 @@ def test_optimum_is_below_every_listed_order():
 
 
 def test_orders_beyond_the_supported_range_leave_an_honest_bracket():
-    # Optimum near α ~ 1e12 > 1e6: the tail bound keeps the bracket proven but wide.
-    phases = [Phase(F(1, 10**12), F(10**4), 10**9)]
+    # Optimum near α ~ 1e13 > 1e6 (at most 1e6 steps: the supported maximum): the tail bound keeps the
+    # bracket proven but wide.
+    phases = [Phase(F(1, 10**12), F(10**4), 10**6)]
     opt = optimal_epsilon(phases, F(1, 10**5), "mironov2017")
     assert not opt.converged and opt.order == 10**6
     # ε* ≥ 0 and, from ε_α ≥ 0 at α = 1e6 alone, ε* ≤ f(1e6) = R + log(1e5)/999999

@@ -16,8 +16,10 @@ from rdp_verify.calibration.certificate import (
     recompute,
     self_consistency,
 )
+from rdp_verify.calibration.options import domain
 from rdp_verify.calibration.solve import Problem, calibrate
 from rdp_verify.certificates.fields import leaf_paths
+from rdp_verify.foundations.inputs import fraction_text
 
 DELTA = Fraction(1, 10**5)
 
@@ -37,7 +39,28 @@ def cert(request):
 def test_a_fresh_certificate_is_confirmed(cert):
     assert cert["verdict"] == "calibrated"
     assert cert["answer"]["decision"] == "meets" and cert["neighbour"]["decision"] == "exceeds"
+    low, high = domain("sigma", cert["inputs"]["accountant"])
+    assert cert["range"] == {"lower": fraction_text(low), "upper": fraction_text(high)}
     assert check_calibration(cert) == []
+
+
+@pytest.fixture(scope="module")
+def at_the_end():
+    # RDP of q = 1, T = 1 at sigma = 0.1 is below 100: every sigma in [0.1, 1e4] meets the target
+    return certificate(calibrate(Problem("sigma", Fraction(1000), DELTA, q=Fraction(1), steps=1, accountant="rdp")))
+
+
+def test_an_answer_at_the_ranges_best_end_has_no_neighbour_and_is_confirmed(at_the_end):
+    assert at_the_end["answer"]["value"] == "0.1" and at_the_end["neighbour"] is None
+    assert at_the_end["verdict"] == "calibrated" and check_calibration(at_the_end) == []
+
+
+def test_a_resealed_range_is_checked(at_the_end):
+    shifted = edited(at_the_end, "range.lower", "0.05")  # claim the pld range under the rdp accountant
+    assert any(p.startswith("range.lower") for p in check_calibration(shifted))
+    assert "range: not the supported range of the unknown" in self_consistency(shifted)
+    above = edited(at_the_end, "range.lower", "0.2")  # the answer is outside the stated range
+    assert "answer.value: not on the stated grid within the stated range" in self_consistency(above)
 
 
 def test_an_edited_file_fails_its_hash(cert):

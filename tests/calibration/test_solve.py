@@ -1,4 +1,5 @@
-"""Calibration finds the grid's optimum: checked against closed forms computed independently.
+"""Calibration finds the grid's optimum: checked against closed forms computed independently, and (the
+search logic, both ends of the range first) against a brute-force scan of the grid with a fake ε.
 
 For q = 1 a run of T steps is the Gaussian mechanism with μ = √T/σ, whose exact ε(δ) is Balle & Wang
 (2018, Theorem 8) (tests/curve_oracles.py), and whose RDP is Tα/(2σ²) (Mironov 2017, Proposition 7),
@@ -10,8 +11,12 @@ from fractions import Fraction
 import mpmath as mp
 import pytest
 from curve_oracles import gaussian_epsilon
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from rdp_verify.calibration.solve import Problem, calibrate
+from rdp_verify.calibration import solve
+from rdp_verify.calibration.solve import Problem, calibrate, domain
+from rdp_verify.foundations.decimals import decimal_text
 from rdp_verify.foundations.inputs import InputError
 
 DELTA = Fraction(1, 10**5)
@@ -63,10 +68,143 @@ def test_largest_q_is_at_least_the_rdp_answer_and_stops_at_one():
     assert whole.answer.value == 1 and whole.neighbour is None and whole.verdict == "calibrated"
 
 
-def test_unreachable_target_is_infeasible():
-    cal = calibrate(Problem("sigma", Fraction(1, 10**4), DELTA, q=Fraction(1), steps=100))
-    assert cal.answer is None and cal.verdict == "infeasible"
-    assert cal.evaluations[-1].value == 10**4 and cal.evaluations[-1].decision == "exceeds"
+def test_unreachable_target_is_refused_with_the_bracket_at_the_ranges_end():
+    # RDP of q = 1, T = 100 at sigma = 1e4 (the rdp range's top): about sqrt(2 T log(1/delta))/sigma = 0.048
+    problem = Problem("sigma", Fraction(1, 10**4), DELTA, q=Fraction(1), steps=100, accountant="rdp")
+    seen = []
+    with pytest.raises(InputError) as info:
+        calibrate(problem, progress=seen.append)
+    message = str(info.value)
+    assert message.startswith("no sigma <= 1e4 reaches epsilon <= 1e-4 at delta = 1e-5 under the rdp accountant "
+                              "(at sigma = 1e4, the best RDP bound on epsilon >= ")
+    assert [e.value for e in seen] == [Fraction(1, 10), 10**4]  # both ends, nothing else
+    lower = Fraction(message.rsplit(">= ", 1)[1].rstrip(")"))
+    assert Fraction(1, 10**4) < lower and mp.mpf(lower.numerator) / lower.denominator <= rdp_gaussian(Fraction(10**4), 100)
+
+
+def test_a_target_met_at_the_ranges_best_end_is_answered_at_once():
+    # RDP at sigma = 0.1, q = 1, T = 1: min over alpha of 50 alpha + log(1e5)/(alpha - 1) + ... < 100
+    seen = []
+    cal = calibrate(Problem("sigma", Fraction(1000), DELTA, q=Fraction(1), steps=1, accountant="rdp"),
+                    progress=seen.append)
+    assert cal.answer.value == Fraction(1, 10) and cal.neighbour is None and cal.verdict == "calibrated"
+    lower = Fraction(cal.answer.lower)
+    assert len(seen) == 1 and mp.mpf(lower.numerator) / lower.denominator <= rdp_gaussian(Fraction(1, 10), 1)
+    assert Fraction(cal.answer.upper) <= 1000
+
+
+# -- the search logic, against a brute-force scan of the grid (a fake, exact, monotone epsilon) -----------------------
+
+def fake_epsilon(monkeypatch, epsilon, straddle=None):
+    """Make ``epsilon(value)`` the proven bracket (exact: lower = upper) everywhere, except ``straddle`` (a value
+    whose bracket [0, 2E] never decides); return the list of values evaluated."""
+    calls = []
+
+    def epsilon_at(problem, value, tolerance):
+        calls.append(value)
+        if value == straddle:
+            return Fraction(0), 2 * problem.target_epsilon, None
+        exact = Fraction(decimal_text(epsilon(value), 9))  # short decimals: the printed bounds are exact
+        return exact, exact, None
+
+    monkeypatch.setattr(solve, "epsilon_at", epsilon_at)
+    return calls
+
+
+def grid_values(problem):
+    low, high = problem.range
+    grid = problem.grid
+    return [grid.value(n) for n in range(grid.index_at_or_above(low), grid.index_at_or_below(high) + 1)]
+
+
+def brute_force(problem, epsilon):
+    feasible = [v for v in grid_values(problem) if Fraction(decimal_text(epsilon(v), 9)) <= problem.target_epsilon]
+    return (min if problem.unknown == "sigma" else max)(feasible)
+
+
+PROBLEMS = {  # a fake epsilon of the right monotonicity for each unknown
+    "sigma": (dict(q=Fraction(1, 100), steps=1000), lambda c: lambda sigma: c / sigma),
+    "steps": (dict(q=Fraction(1, 100), sigma=Fraction(1)), lambda c: lambda steps: c * steps),
+    "q": (dict(sigma=Fraction(1), steps=1000), lambda c: lambda q: c * q),
+}
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.sampled_from(sorted(PROBLEMS)), st.sampled_from(["pld", "rdp"]),
+       st.fractions(min_value=Fraction(1, 10**3), max_value=Fraction(10**3)),
+       st.fractions(min_value=Fraction(1, 10**3), max_value=Fraction(10**3)))
+def test_the_search_finds_the_grids_optimum(unknown, accountant, c, target):
+    given_values, family = PROBLEMS[unknown]
+    epsilon = family(c)
+    problem = Problem(unknown, target, DELTA, accountant=accountant, **given_values)
+    with pytest.MonkeyPatch.context() as mp_:
+        calls = fake_epsilon(mp_, epsilon)
+        try:
+            cal = calibrate(problem)
+        except InputError as exc:
+            assert str(exc).startswith(f"no {unknown} ")
+            assert not any(Fraction(decimal_text(epsilon(v), 9)) <= target for v in grid_values(problem))
+            assert len(calls) == 2
+            return
+    assert cal.answer.value == brute_force(problem, epsilon)
+    assert cal.answer.decision == "meets" and len(calls) == len(set(calls)) <= 40
+    if cal.neighbour is None:  # the range's best end
+        assert cal.answer.value == grid_values(problem)[0 if unknown == "sigma" else -1] and len(calls) == 1
+    else:
+        assert cal.neighbour.decision == "exceeds" and cal.verdict == "calibrated"
+
+
+BEST, OTHER = {"sigma": Fraction(1, 20), "steps": 10**6, "q": 1}, {"sigma": 10**6, "steps": 1, "q": Fraction(1, 10**12)}
+
+
+@pytest.mark.parametrize("unknown", sorted(PROBLEMS))
+def test_a_target_met_at_the_best_end_is_answered_after_one_evaluation(monkeypatch, unknown):
+    given_values, family = PROBLEMS[unknown]
+    calls = fake_epsilon(monkeypatch, family(Fraction(1, 100)))
+    cal = calibrate(Problem(unknown, Fraction(10**9), DELTA, **given_values))
+    assert calls == [BEST[unknown]] and cal.answer.value == BEST[unknown]
+    assert cal.neighbour is None and cal.verdict == "calibrated"
+
+
+@pytest.mark.parametrize("unknown, target, message", [
+    ("sigma", Fraction(1, 10**9), "no sigma <= 1e6 reaches epsilon <= 1e-9 at delta = 1e-5 (at sigma = 1e6, "
+                                  "epsilon >= 1e-8)"),
+    ("steps", Fraction(1, 10**9), "no steps >= 1 reaches epsilon <= 1e-9 at delta = 1e-5 (at steps = 1, "
+                                  "epsilon >= 0.01)"),
+    ("q", Fraction(1, 10**18), "no q >= 1e-12 reaches epsilon <= 1e-18 at delta = 1e-5 (at q = 1e-12, "
+                               "epsilon >= 1e-14)"),
+])
+def test_a_target_the_other_end_misses_is_refused_after_two_evaluations(monkeypatch, unknown, target, message):
+    given_values, family = PROBLEMS[unknown]
+    calls = fake_epsilon(monkeypatch, family(Fraction(1, 100)))
+    with pytest.raises(InputError) as info:
+        calibrate(Problem(unknown, target, DELTA, **given_values))
+    assert str(info.value) == message and calls == [BEST[unknown], OTHER[unknown]]
+
+
+def test_an_undecided_far_end_is_refused_not_guessed(monkeypatch):
+    calls = fake_epsilon(monkeypatch, lambda sigma: 1 / sigma, straddle=Fraction(10**6))
+    with pytest.raises(InputError) as info:
+        calibrate(Problem("sigma", Fraction(1, 10**3), DELTA, q=Fraction(1, 100), steps=1000))
+    assert str(info.value) == ("no sigma <= 1e6 reaches epsilon <= 1e-3 at delta = 1e-5 provably: at sigma = 1e6, "
+                               "epsilon in [0, 0.002] straddles the target at the finest tolerance 1e-4 "
+                               "(a smaller tolerance may decide it)")
+    assert calls[0] == Fraction(1, 20) and set(calls[1:]) == {10**6} and len(calls) == 1 + len(solve.LADDER) - 2
+
+
+def test_an_undecided_neighbour_makes_the_answer_inconclusive(monkeypatch):
+    # 1/sigma <= 1/2 from sigma = 2 on; the neighbour 1.99 straddles the target
+    fake_epsilon(monkeypatch, lambda sigma: 1 / sigma, straddle=Fraction(199, 100))
+    cal = calibrate(Problem("sigma", Fraction(1, 2), DELTA, q=Fraction(1, 100), steps=1000))
+    assert cal.answer.value == 2 and cal.neighbour.value == Fraction(199, 100)
+    assert cal.neighbour.decision == "undecided" and cal.verdict == "inconclusive"
+
+
+def test_ranges_are_the_supported_domains():
+    assert domain("sigma", "pld") == (Fraction(1, 20), 10**6)  # the run domain (privacy curves)
+    assert domain("sigma", "rdp") == (Fraction(1, 10), 10**4)  # the RDP methods' domain
+    assert domain("steps", "pld") == domain("steps", "rdp") == (1, 10**6)
+    assert domain("q", "pld") == domain("q", "rdp") == (Fraction(1, 10**12), 1)
 
 
 def test_a_target_on_the_boundary_is_undecided_not_guessed():
@@ -81,10 +219,21 @@ def test_a_target_on_the_boundary_is_undecided_not_guessed():
 @pytest.mark.parametrize("kwargs, match", [
     ({"unknown": "sigma", "q": Fraction(1, 10), "sigma": Fraction(1), "steps": 10}, "not sigma"),
     ({"unknown": "alpha", "q": Fraction(1, 10), "steps": 10}, "unknown"),
-    ({"unknown": "sigma", "q": Fraction(2), "steps": 10}, "0 < q <= 1"),
+    ({"unknown": "sigma", "q": Fraction(2), "steps": 10}, r"q=2 is outside \(0, 1\]"),
+    ({"unknown": "sigma", "q": Fraction(1, 10), "steps": 0}, "steps=0 must be a whole number"),
+    ({"unknown": "steps", "q": Fraction(1, 10), "sigma": Fraction(-1)}, "sigma=-1 must be positive"),
+    ({"unknown": "steps", "q": Fraction(1, 10), "sigma": Fraction(1, 20), "accountant": "rdp"},
+     r"sigma=0.05 is outside the supported range \[0.1, 1e4\]"),
+    ({"unknown": "sigma", "q": Fraction(1, 10), "steps": 10, "delta": Fraction(1, 10**300)},
+     "delta=1e-300 is below the supported minimum 1e-40"),
+    ({"unknown": "sigma", "q": Fraction(1, 10), "steps": 10, "delta": Fraction(1)}, "delta=1 must lie strictly"),
+    ({"unknown": "sigma", "q": Fraction(1, 10), "steps": 10, "target_epsilon": Fraction(0)},
+     "target_epsilon=0 must be positive"),
+    ({"unknown": "sigma", "q": Fraction(1, 10), "steps": 10, "tolerance": Fraction(1)}, "tolerance=1 must lie"),
+    ({"unknown": "sigma", "q": 0.1, "steps": 10}, "q=0.1 must be an exact rational"),
     ({"unknown": "steps", "q": Fraction(1, 10), "sigma": Fraction(1), "digits": 9}, "digits"),
     ({"unknown": "steps", "q": Fraction(1, 10), "sigma": Fraction(1), "accountant": "prv"}, "accountant"),
 ])
 def test_bad_problems_are_refused(kwargs, match):
     with pytest.raises(InputError, match=match):
-        Problem(target_epsilon=Fraction(1), delta=DELTA, **kwargs)
+        Problem(**{"target_epsilon": Fraction(1), "delta": DELTA, **kwargs})

@@ -7,6 +7,7 @@ import mpmath as mp
 import pytest
 from curve_oracles import gaussian_epsilon
 
+from rdp_verify.calibration import solve
 from rdp_verify.cli import main
 
 RUN = ["--target-epsilon", "2", "--delta", "1e-5", "--q", "1", "--steps", "10"]
@@ -39,20 +40,74 @@ def test_batch_and_dataset_size_solve_for_steps(capsys):
     assert "largest steps on the grid" in capsys.readouterr().out
 
 
-def test_infeasible_target_exits_1(capsys):
-    assert main(["calibrate", "--target-epsilon", "1e-4", "--delta", "1e-5", "--q", "1", "--steps", "100"]) == 1
-    assert "verdict: infeasible" in capsys.readouterr().out
+def test_a_target_met_at_the_ranges_end_is_answered_at_once(tmp_path, capsys):
+    out = tmp_path / "cal.json"
+    assert main(["calibrate", "--accountant", "rdp", "--target-epsilon", "1e6", "--delta", "1e-5", "--q", "1",
+                 "--steps", "1", "--out", str(out)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].startswith("answer: sigma = 0.1: best RDP bound on epsilon in [")
+    assert lines[2] == "  next smaller grid value: outside the supported range [0.1, 1e4]"
+    assert lines[3].endswith("in [0.1, 1e4]; 1 grid value evaluated")
+    assert lines[4] == ("verdict: calibrated: the end of the supported range [0.1, 1e4] meets the target, "
+                        "so every sigma in it does; the smallest is the answer")
+    assert main(["check", str(out)]) == 0
+
+
+def test_a_target_out_of_reach_is_one_line_exit_2_and_nothing_written(tmp_path, capsys):
+    # RDP of q = 1, T = 100 at sigma = 1e4 is about sqrt(2 T log(1/delta))/sigma = 0.048 > 1e-4
+    out = tmp_path / "cal.json"
+    assert main(["calibrate", "--accountant", "rdp", "--target-epsilon", "1e-4", "--delta", "1e-5", "--q", "1",
+                 "--steps", "100", "--out", str(out)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1 and not out.exists()
+    assert captured.err.startswith("rdp-verify: error: no sigma <= 1e4 reaches epsilon <= 1e-4 at delta = 1e-5 "
+                                   "under the rdp accountant (at sigma = 1e4, the best RDP bound on epsilon >= 0.002")
+
+
+def test_the_issues_tiny_target_is_refused_in_one_line(monkeypatch, capsys):
+    # the search logic only (a fake bracket, 1e-3 everywhere): the privacy curves are tested in tests/curves
+    calls = []
+
+    def epsilon_at(problem, value, tolerance):
+        calls.append(value)
+        return Fraction(1, 1000), Fraction(1, 1000), None
+
+    monkeypatch.setattr(solve, "epsilon_at", epsilon_at)
+    assert main(["calibrate", "--q", "0.01", "--steps", "1000", "--target-epsilon", "1e-6", "--delta", "1e-5"]) == 2
+    assert capsys.readouterr().err == ("rdp-verify: error: no sigma <= 1e6 reaches epsilon <= 1e-6 at delta = 1e-5 "
+                                       "(at sigma = 1e6, epsilon >= 0.001)\n")
+    assert calls == [Fraction(1, 20), 10**6]
+
+
+def test_help_states_the_ranges_and_every_exit_code(capsys):
+    with pytest.raises(SystemExit):
+        main(["calibrate", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "sigma in [0.05, 1e6] (pld) or [0.1, 1e4] (rdp), steps in [1, 1e6], q in [1e-12, 1]" in text
+    assert "Exit codes: 0 calibrated or inconclusive" in text and "1 a cross-check disagrees" in text
+    assert "2 bad input or no answer" in text
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--target-epsilon", "0", "--delta", "1e-5", "--q", "0.1", "--steps", "10"], "must be positive"),
-    (["--target-epsilon", "1", "--delta", "1", "--q", "0.1", "--steps", "10"], "strictly between 0 and 1"),
+    (["--target-epsilon", "0", "--delta", "1e-5", "--q", "0.1", "--steps", "10"], "--target-epsilon=0 must be positive"),
+    (["--target-epsilon", "1", "--delta", "1", "--q", "0.1", "--steps", "10"], "delta=1 must lie strictly between 0 and 1"),
+    (["--target-epsilon", "1", "--delta", "0", "--q", "0.1", "--steps", "10"], "delta=0 must lie strictly between 0 and 1"),
+    (["--target-epsilon", "1", "--delta", "1e-300", "--q", "0.1", "--steps", "10"],
+     "delta=1e-300 is below the supported minimum 1e-40"),
+    (["--target-epsilon", "1", "--delta", "NaN", "--q", "0.1", "--steps", "10"], "delta='NaN' is not a number"),
+    (["--target-epsilon", "1", "--delta", "1e-5", "--q", "1.5", "--steps", "10"], "q=1.5 is outside (0, 1]"),
+    (["--target-epsilon", "1", "--delta", "1e-5", "--q", "0.1", "--sigma", "-1"], "sigma=-1 must be positive"),
+    (["--target-epsilon", "1", "--delta", "1e-5", "--q", "0.1", "--steps", "0"], "steps=0 must be a whole number"),
+    (["--target-epsilon", "1", "--delta", "1e-5", "--q", "0.1", "--steps", "10", "--tolerance", "0"],
+     "tolerance=0 must lie strictly between 0 and 1"),
+    (["--target-epsilon", "1", "--delta", "1e-5", "--q", "0.1", "--sigma", "0.05", "--accountant", "rdp"],
+     "sigma=0.05 is outside the supported range [0.1, 1e4]"),
     (["--target-epsilon", "1", "--delta", "1e-5", "--q", "0.1", "--steps", "10", "--sigma", "1"], "give two"),
     (["--target-epsilon", "1", "--delta", "1e-5", "--q", "0.1"], "give two"),
     (["--target-epsilon", "1", "--delta", "1e-5", "--dataset-size", "100", "--epochs", "2", "--sigma", "1"],
      "depends on q"),
     (["--target-epsilon", "1", "--delta", "1e-5", "--q", "0.1", "--steps", "10", "--digits", "0"], "digits"),
-    (["--target-epsilon", "x", "--delta", "1e-5", "--q", "0.1", "--steps", "10"], "target epsilon"),
+    (["--target-epsilon", "x", "--delta", "1e-5", "--q", "0.1", "--steps", "10"], "--target-epsilon='x' is not a number"),
     (["--target-epsilon", "1", "--delta", "1e-5", "--q", "0.1", "--steps", "10", "--out", "/nonexistent/c.json"],
      "does not exist"),
 ])

@@ -14,8 +14,8 @@ import pytest
 from curve_oracles import contains, gaussian_delta, gaussian_epsilon, step_delta, two_step_delta
 
 from rdp_verify.accounting.optimal_order import optimal_epsilon
-from rdp_verify.curves.accountant import MAX_STEPS, bracket, compose_run, default_settings, delta_bracket
-from rdp_verify.foundations.inputs import InputError, Phase
+from rdp_verify.curves.accountant import bracket, compose_run, default_settings, delta_bracket
+from rdp_verify.foundations.inputs import MAX_STEPS, InputError, Phase
 
 RUN = [Phase(Fraction(256, 60000), Fraction(11, 10), 14063)]
 
