@@ -382,10 +382,11 @@ def discretize(q: Fraction, sigma: Fraction, grid: Grid, bits: int, budget: Frac
 
 
 def grid_points(q: Fraction, sigma: Fraction, grid: Grid, budget: Fraction) -> list[int]:
-    """The grid points at which the curve is evaluated: every point near the peak of H'' and, away from
-    it, every 2^j-th, with j as large as keeps the chord's Taylor gap Δ²·H''/8 within ``budget``
-    (H'' = σφ(z/σ)/t decreases away from its peak, so on the tails the largest H'' of a span is at its
-    end nearer the peak). Decided in mpmath at a fixed precision: the same points on every machine.
+    """The grid points at which the curve is evaluated: walking away from the peak of H'', each span is as
+    long as 2^j grid cells allows while the chord's Taylor gap Δ²·H''/8 stays within ``budget`` (H'' =
+    σφ(z/σ)/t decreases away from its peak, so the largest H'' of a span is at its end nearer the peak).
+    The walk re-tests the stride at every point (about two evaluations per point kept). Decided in
+    mpmath at a fixed precision: the same points on every machine.
     """
     with mpmath.workdps(_DPS):
         s, qm, hm = (mpmath.mpf(x.numerator) / x.denominator for x in (sigma, q, grid.h))
@@ -422,22 +423,14 @@ def grid_points(q: Fraction, sigma: Fraction, grid: Grid, budget: Fraction) -> l
         for d, end in ((1, grid.k_hi), (-1, edge)):
             k, stride = peak, 1
             while k != end:
-                # the allowed stride only grows away from the peak: find by bisection the first multiple m of
-                # the stride from k where twice the stride is allowed, keep every point before it
-                count = abs(end - k) // stride
-
-                def doubled(m: int) -> bool:  # a span of twice the stride from the m-th point is flat enough
-                    at = k + d * m * stride
-                    return gap(at, at + d * 2 * stride) <= limit
-
-                m = count if not doubled(count) else 0 if doubled(0) else 1 + _last_index(
-                    lambda i: not doubled(i), 0, 1)
-                points.update(range(k, k + d * m * stride + d, d * stride))
-                k += d * m * stride
-                if abs(end - k) <= stride or m == count:
-                    points.add(end)
-                    break
-                stride = min(2 * stride, 2**20)
+                # the span's width grows with x while H'' falls, so the allowed stride can shrink again: re-test it
+                # at every point, halving it until the span is flat enough, or doubling it while it stays so
+                while stride > 1 and gap(k, k + d * stride) > limit:
+                    stride //= 2
+                while stride < 2**20 and gap(k, k + d * 2 * stride) <= limit:
+                    stride *= 2
+                k = min(k + stride, end) if d == 1 else max(k - stride, end)
+                points.add(k)
     return sorted(points)
 
 

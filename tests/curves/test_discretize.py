@@ -12,7 +12,7 @@ import mpmath as mp
 import pytest
 from curve_oracles import step_curve, step_curve_closed
 
-from rdp_verify.curves.discretize import Grid, StepPLD, discretize, grid_range
+from rdp_verify.curves.discretize import Grid, StepPLD, discretize, grid_points, grid_range
 
 CASES = [
     (Fraction(1, 100), Fraction(1), Fraction(1, 1000)),
@@ -135,3 +135,25 @@ def test_a_sliver_of_mass_above_1_minus_q_is_anchored_and_kept():
     x = mp.exp(mp.mpf(50))  # far in the tail of the hits: the lower pair is within 1 % of the exact curve
     exact = step_curve_closed(q, sigma, x)
     assert _curve(step, "remove", "lower", x) >= exact * (1 - mp.mpf(1) / 100)
+
+
+@pytest.mark.parametrize("q, sigma, h, budget", [
+    (Fraction("0.00000864"), Fraction("0.0684"), Fraction(1, 80), Fraction(1, 10**12)),  # a sliver and far hits
+    (Fraction(256, 60000), Fraction(11, 10), Fraction(1, 2000), Fraction(1, 10**20)),
+    (Fraction(1, 10**6), Fraction(100), Fraction(1, 10**10), Fraction(1, 10**25)),
+])
+def test_the_points_skipped_lie_within_the_budget_of_each_chord(q, sigma, h, budget):
+    # the chord between consecutive evaluated points stays within the budget of the exact curve (closed form),
+    # checked at the midpoint and the quarter points of every span of two or more cells
+    grid = grid_range(q, sigma, h, budget)
+    ks = grid_points(q, sigma, grid, budget)
+    assert ks[0] == grid.k_lo and ks[-1] == grid.k_hi and len(ks) < grid.size
+    a = mp.mpf(grid.anchor.numerator) / grid.anchor.denominator
+    hm = mp.mpf(h.numerator) / h.denominator
+    spans = [(k0, k1) for k0, k1 in zip(ks, ks[1:]) if k1 - k0 > 1]
+    for k0, k1 in spans[:: max(1, len(spans) // 60)]:
+        x0, x1 = a * mp.exp(k0 * hm), a * mp.exp(k1 * hm)
+        h0, h1 = step_curve_closed(q, sigma, x0), step_curve_closed(q, sigma, x1)
+        for f in (mp.mpf(1) / 4, mp.mpf(1) / 2, mp.mpf(3) / 4):
+            x = x0 + f * (x1 - x0)
+            assert h0 + f * (h1 - h0) - step_curve_closed(q, sigma, x) <= mp.mpf(budget.numerator) / budget.denominator
