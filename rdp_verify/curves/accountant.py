@@ -203,7 +203,7 @@ def initial_step(phases: Sequence[Phase], tail: Fraction) -> Fraction:
     steps = []
     for q, sigma in dict.fromkeys((p.q, p.sigma) for p in phases):
         width, spread = loss_scale(q, sigma, tail)
-        steps.append(min(max(spread / 20, width / 200000), width / 400))
+        steps.append(min(max(spread / 20, width / 20000), width / 400))
     return _nice_below(min(steps))
 
 
@@ -386,6 +386,7 @@ def bracket(phases: Sequence[Phase], *, delta: Fraction | None = None, epsilon: 
     h = initial_step(phases, default_settings(phases, Fraction(1), scale).tail)
     history: list[dict[str, Any]] = []
     best: Bracket | None = None
+    collapsed = 0
     for attempt in range(MAX_REFINEMENTS + 1):
         s = default_settings(phases, h, scale, rung)
         try:
@@ -409,9 +410,13 @@ def bracket(phases: Sequence[Phase], *, delta: Fraction | None = None, epsilon: 
             best = result
         if width <= float(tol):
             break
-        # width ∝ h² once the grid resolves the curve; a very wide bracket is not there yet
+        # width ∝ h² once the grid resolves the curve; a very wide bracket is not there yet: a quarter of h, and
+        # after three such grids in a row the lower end is out of reach of any grid that fits
+        collapsed = collapsed + 1 if width >= 0.5 else 0
+        if collapsed == 3:
+            break
         target = _next_rung(min(width, 1.0))
-        shrink = math.sqrt(0.6 * float(target) / width) if width < 0.5 else 0.1
+        shrink = math.sqrt(0.6 * float(target) / width) if width < 0.5 else 0.25
         new_h = _nice_below(float(h) * min(max(shrink, 0.1), 0.8))
         factor = float(h / new_h)
         if (result.curves.longest() * factor > MAX_GRID

@@ -33,9 +33,10 @@ convolution, the closed form in Arb). The method depends on the run:
 mpmath's tanh-sinh error estimate and its difference from Gauss–Legendre, doubled, plus the working
 precision. For the inversion: 10 × the difference of the two s-resolutions; 10 × the change of the
 moments under a twice finer z-rule; the tail beyond the integrated range estimated from samples of
-|integrand| at doubling s (each interval bounded by the larger of its two end samples), and beyond the
-last sample |integrand| ≤ ρ·M(c)e^{−cε}/s², which integrates to ρ·M(c)e^{−cε}/S, with ρ the larger
-of the last two sampled ratios |M(c + is)|/M(c) (ρ = 1 would be rigorous; where the moments cannot be
+the integrand's modulus at doubling s (each interval bounded by the larger of its two end samples), and
+beyond the last sample the modulus is at most ρ·M(c)e^{−cε}/s², which integrates to ρ·M(c)e^{−cε}/S,
+with ρ the larger of the last two sampled ratios of the modulus of M(c + is) to M(c) (ρ = 1 would be
+rigorous, since that ratio is at most 1; where the moments cannot be
 resolved at larger s, ρ = 1 is used).
 Where the integrand does not decay (a loss distribution with a near-atom, as for σ ≪ 1), the
 error stays large and the estimate is reported as uninformative; it never decides a verdict

@@ -69,7 +69,7 @@ class Grid:
 
     The anchor is 1 (the usual lattice h·ℤ) or, when nearly all of Q's mass of the likelihood ratio
     Λ sits in a sliver just above its infimum 1 − q (σ ≪ 1: the steps that miss the record), a
-    rational just above that sliver (:func:`anchor_for`), with k_lo = 0. The range must straddle
+    rational just above that sliver (:func:`anchor_for`), with x_{k_lo} ≤ 1 − q. The range must straddle
     x = 1: x_{k_lo} < 1 < x_{k_hi} (the trivial floor (1 − x)_+ is used at both ends).
     """
 
@@ -467,7 +467,7 @@ def _lower_tail(q: Fraction, sigma: Fraction, t: Any) -> Any:
     return mpmath.ncdf(z / (mpmath.mpf(sigma.numerator) / sigma.denominator))
 
 
-def anchor_for(q: Fraction, sigma: Fraction, h: Fraction, tail: Fraction) -> Fraction:
+def anchor_for(q: Fraction, sigma: Fraction, h: Fraction) -> Fraction:
     """The grid's anchor: 1, or a rational 1 − q + τ with 0 < τ < q (a heuristic in mpmath; any anchor
     gives proven bounds, this one keeps the lower bound tight).
 
@@ -476,20 +476,18 @@ def anchor_for(q: Fraction, sigma: Fraction, h: Fraction, tail: Fraction) -> Fra
     point: on the cell whose left end lies below 1 − q its lower curve must stay on the floor, so it
     loses G(x) = E_Q[(x − Λ)_+] at the cell's right end x. For σ ≪ 1 nearly all of Q's mass sits in a
     sliver of t far thinner than a cell, and on the lattice e^{kh} that loss is everything (the pair
-    collapses). A grid anchored at x_0 = 1 − q + τ (k_lo = 0) loses G(x_0) = τΦ(d) − qΦ(d − 1/σ),
+    collapses). A grid anchored at x_0 = 1 − q + τ loses G(x_0) = τΦ(d) − qΦ(d − 1/σ),
     d = (log(τ/q) + 1/(2σ²))·σ, plus about m·Δ for the mass m of t in its first cell of width
-    Δ = x_0·(e^h − 1). The upper pair moves the Q-mass G(x_0)/x_0 to loss −∞ (the add direction's
-    +∞), so only τ with G(x_0) ≤ tail·x_0 qualify. τ is chosen among q·e^r for r at −40 … 40 standard
-    deviations of r to minimise that sum; if the lattice e^{kh} (whose point just above 1 − q plays
-    x_0) does as well, the anchor is 1.
+    Δ = x_0·(e^h − 1). (The grid keeps one point below 1 − q, where the curve is linear, so the upper
+    pair is exact there and moves no mass to loss −∞.) τ is chosen among q·e^r for r at −40 … 40
+    standard deviations of r to minimise that sum; if the lattice e^{kh} (whose point just above 1 − q
+    plays x_0) does as well, the anchor is 1.
     """
     if q == 1:
         return Fraction(1)
     with mpmath.workdps(_DPS):
         s, qm, hm = (mpmath.mpf(x.numerator) / x.denominator for x in (sigma, q, h))
         mean = -1 / (2 * s * s)
-
-        allowed = mpmath.mpf(tail.numerator) / tail.denominator
 
         def floor_loss(tau: Any) -> Any:  # G(1 − q + τ) = E_Q[(τ − t)_+]
             d = (mpmath.log(tau / qm) - mean) * s
@@ -506,7 +504,7 @@ def anchor_for(q: Fraction, sigma: Fraction, h: Fraction, tail: Fraction) -> Fra
         best, tau = (loss(usual), None) if usual > 0 else (mpmath.inf, None)
         for j in range(-80, 81):
             candidate = qm * mpmath.exp(mean + j / (2 * s))
-            if candidate < qm / 2 and floor_loss(candidate) <= allowed * (1 - qm + candidate):
+            if candidate < qm / 2:
                 value = loss(candidate)
                 if value < best:
                     best, tau = value, candidate
@@ -541,14 +539,14 @@ def grid_range(q: Fraction, sigma: Fraction, h: Fraction, tail: Fraction) -> Gri
     """A grid on the anchor's lattice (:func:`anchor_for`) wide enough that each direction's one-step
     tail beyond it has mass at most ``tail``.
 
-    With x_k = anchor·e^{kh}: k_hi is the smallest k with P(Λ > x_k) ≤ tail; k_lo is 0 on an anchored
-    lattice, else the largest k < 0 with Q(Λ < x_k) ≤ tail (since P(Λ > 1) and Q(Λ < 1) are at least
-    1/2, the range straddles x = 1). Computed in mpmath at a fixed precision, so the grid is the same on
+    With x_k = anchor·e^{kh}: k_hi is the smallest k with P(Λ > x_k) ≤ tail; k_lo is, on an anchored
+    lattice, the last point at or below 1 − q (one or a few points below the anchor), else the largest
+    k < 0 with Q(Λ < x_k) ≤ tail (since P(Λ > 1) and Q(Λ < 1) are at least 1/2, the range straddles x = 1). Computed in mpmath at a fixed precision, so the grid is the same on
     every machine; the certificate records it and ``check`` recomputes it. The choice only affects
     tightness: whatever lies beyond the grid is accounted for safely (the upper pair's tail mass goes
     to ±∞, the lower pair's curve to the floor).
     """
-    anchor = anchor_for(q, sigma, h, tail)
+    anchor = anchor_for(q, sigma, h)
     with mpmath.workdps(_DPS):
         hm = mpmath.mpf(h.numerator) / h.denominator
         limit = mpmath.mpf(tail.numerator) / tail.denominator
@@ -567,8 +565,10 @@ def grid_range(q: Fraction, sigma: Fraction, h: Fraction, tail: Fraction) -> Gri
             return _lower_tail(q, sigma, t(k)) > limit
 
         k_hi = _last_index(upper_above, k0, 1) + 1 if upper_above(k0) else k0
-        if anchor < 1:
-            k_lo = 0
+        if anchor < 1:  # the last point at or below 1 − q: the curve is linear there, the upper pair exact
+            k_lo = int(mpmath.floor(mpmath.log((1 - mpmath.mpf(q.numerator) / q.denominator) / a) / hm))
+            while t(k_lo) > 0:
+                k_lo -= 1
         else:
             k_lo = _last_index(lower_above, -1, -1) - 1 if lower_above(-1) else -1
     return Grid(h, k_lo, k_hi, anchor)

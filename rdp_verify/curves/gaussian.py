@@ -110,8 +110,8 @@ def erfc_ball(x: arb) -> arb:
     """erfc over the ball x, tight in the far tail.
 
     Arb's erfc of an inexact ball far in the tail (x ≈ 7e5) loses every digit; erfc of the exact
-    midpoint does not. By the mean value theorem erfc(x) ∈ erfc(m) ± r·sup|erfc'|, and for x ≥ 0
-    |erfc'(t)| = 2e^{−t²}/√π is largest at the ball's lower end.
+    midpoint does not. By the mean value theorem erfc(x) lies within r times the largest slope of erfc
+    on the ball from erfc(m), and for x ≥ 0 that slope's size, 2e^{−t²}/√π, is largest at the lower end.
     """
     if not x.lower() > 0:
         return x.erfc()

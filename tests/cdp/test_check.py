@@ -61,7 +61,7 @@ def test_forged_inputs_are_recomputed(name, unchanged):
     ({"claim": "zcdp", "q": "0.01", "sigma": "1", "rho": None, "xi": "0", "delta": None, "dps": 20},
      "inputs: rho must not be null"),
     ({"claim": "zcdp", "q": "0.01", "sigma": "1", "rho": "0.5", "xi": "0", "delta": "2", "dps": 20},
-     "inputs: delta=2 must lie in (0, 1)"),
+     "inputs: delta=2 must lie strictly between 0 and 1"),
     ({"claim": "tcdp", "q": "0.01", "sigma": "1", "rho": "0.5", "omega": "5", "convention": "mtz19", "dps": 20,
       "budget": 0}, "inputs: budget=0 must be a whole number from 1 to 10000"),
 ])

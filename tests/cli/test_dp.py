@@ -23,7 +23,7 @@ def test_summary(capsys):
     lines = out.splitlines()
     assert lines[0] == "run: q = 0.02, sigma = 1.5, steps = 300; delta = 0.000001"
     assert lines[1].startswith("epsilon in [") and "(proven; relative width" in lines[1]
-    assert "consistent" in out and lines[-1] == "verdict: certified"
+    assert "consistent" in out and lines[-1] == "verdict: certified (both ends proven and finite, within the tolerance)"
 
 
 def test_json_out_and_check(capsys, tmp_path):
@@ -61,9 +61,21 @@ def test_plot(capsys, tmp_path):
 def test_inconsistent_exits_1(capsys, monkeypatch):
     from rdp_verify.curves import certificate
     from rdp_verify.curves.crosscheck import Estimate
-    monkeypatch.setattr(certificate, "estimate_delta", lambda phases, eps: Estimate(Fraction(1, 2), Fraction(0), "x", {}))
+    monkeypatch.setattr(certificate, "estimate_delta",
+                        lambda phases, eps, scale=None: Estimate(Fraction(1, 2), Fraction(0), "x", {}))
     code, out, _ = run(capsys, *RUN, "--delta", "1e-6")
-    assert code == 1 and "INCONSISTENT" in out and out.rstrip().endswith("verdict: inconsistent")
+    assert code == 1 and "INCONSISTENT" in out and "verdict: inconsistent (" in out.splitlines()[-1]
+
+
+def test_partial_exits_3(capsys):
+    # delta(50) of this run is far below 1e-40: no positive lower end can be proven
+    code, out, _ = run(capsys, "--q", "0.01", "--sigma", "1", "--steps", "10", "--epsilon", "50")
+    assert code == 3 and out.splitlines()[-1].startswith("verdict: partial (lower end 0")
+
+
+def test_gaussian_runs_are_in_closed_form(capsys):
+    code, out, _ = run(capsys, "--q", "1", "--sigma", "0.1", "--steps", "1", "--delta", "1e-5")
+    assert code == 0 and "closed form of the Gaussian mechanism" in out.splitlines()[1]
 
 
 @pytest.mark.parametrize("args, message", [

@@ -11,6 +11,8 @@ from fractions import Fraction
 
 import mpmath as mp
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from curve_oracles import contains, gaussian_delta, gaussian_epsilon, step_delta, two_step_delta
 
 from rdp_verify.accounting.optimal_order import optimal_epsilon
@@ -127,3 +129,26 @@ def test_run_limits():
         bracket([], delta=Fraction(1, 10**5))
     with pytest.raises(InputError):
         Phase(Fraction(1, 100), Fraction(1), 0)
+
+
+def _width(b):
+    return b.upper - b.lower
+
+
+@settings(max_examples=3, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(st.sampled_from(["0.001", "0.02", "0.3"]), st.sampled_from(["0.8", "2", "30"]), st.integers(1, 3000),
+       st.sampled_from(["1e-4", "1e-9"]), st.sampled_from([("0.01", "0.001"), ("0.001", "0.0001"), ("0.05", "0.0005")]))
+def test_a_tighter_tolerance_never_gives_a_wider_bracket(q, sigma, steps, delta, tolerances):
+    loose, tight = (bracket([Phase(Fraction(q), Fraction(sigma), steps)], delta=Fraction(delta),
+                            tolerance=Fraction(t)) for t in tolerances)
+    assert _width(tight) <= _width(loose)
+    assert max(loose.lower, tight.lower) <= min(loose.upper, tight.upper)  # both proven: they overlap
+
+
+def test_the_reported_wider_bracket_at_a_tight_tolerance_is_gone():
+    # issue 23: --tolerance 1e-12 gave a bracket wider than the default's; the refinement path does not depend on
+    # the tolerance, so it only walks further, and the tightest bracket found is kept
+    run = [Phase(Fraction(1, 50), Fraction(3, 2), 30)]
+    default, tight = (bracket(run, delta=Fraction(1, 10**6), tolerance=t) for t in (Fraction(1, 1000), Fraction(1, 10**12)))
+    path = [[(r["grid_step"], r["relative_width"]) for r in b.refinements] for b in (default, tight)]
+    assert _width(tight) <= _width(default) and path[1][:len(path[0])] == path[0]
