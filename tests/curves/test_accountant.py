@@ -11,9 +11,9 @@ from fractions import Fraction
 
 import mpmath as mp
 import pytest
+from curve_oracles import contains, gaussian_delta, gaussian_epsilon, step_delta, two_step_delta
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from curve_oracles import contains, gaussian_delta, gaussian_epsilon, step_delta, two_step_delta
 
 from rdp_verify.accounting.optimal_order import optimal_epsilon
 from rdp_verify.curves.accountant import bracket, compose_run, default_settings, delta_bracket
