@@ -23,13 +23,13 @@ from fractions import Fraction
 from typing import Any
 
 from .. import __version__
-from ..certificates.certificate import integrity_errors, seal
+from ..certificates.certificate import check_against, integrity_errors, seal
 from ..certificates.fields import FieldPolicy
 from ..curves.certificate import POLICY as RUN_POLICY
 from ..curves.certificate import SCHEMA as RUN_SCHEMA
 from ..curves.certificate import certificate_of
 from ..curves.certificate import compare as compare_run
-from ..foundations.inputs import InputError, fraction_text, parse_rational
+from ..foundations.inputs import fraction_text, parse_rational
 from .solve import CONVERSION, Calibration, Evaluation, Problem, calibrate
 
 __all__ = ["FORMAT", "SCHEMA", "POLICY", "certificate", "check_calibration", "compare", "problem_of", "recompute",
@@ -218,15 +218,6 @@ def compare(claimed: dict[str, Any], fresh: dict[str, Any]) -> list[str]:
 
 
 def check_calibration(cert: Any) -> list[str]:
-    """Every problem found, as ``field: reason`` lines; empty means confirmed.
-
-    Exactly :func:`integrity_errors`, then :func:`compare` against :func:`recompute`.
-    """
-    broken = integrity_errors(cert, SCHEMA)
-    if broken:
-        return broken
-    try:
-        fresh = recompute(cert)
-    except (InputError, KeyError, TypeError) as exc:
-        return [f"inputs: {exc}"]
-    return compare(cert, fresh)
+    """Every problem found, as ``field: reason`` lines; empty means confirmed
+    (:func:`~rdp_verify.certificates.certificate.check_against`)."""
+    return check_against(cert, SCHEMA, recompute, compare)

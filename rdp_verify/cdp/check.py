@@ -15,7 +15,7 @@ from fractions import Fraction
 from inspect import signature
 from typing import Any, Callable
 
-from ..certificates.certificate import integrity_errors
+from ..certificates.certificate import check_against
 from ..certificates.fields import FieldPolicy
 from ..foundations.inputs import InputError, parse_dps, parse_q, parse_rational, parse_sigma
 from . import concentrated as cc
@@ -103,15 +103,6 @@ def compare(claimed: dict[str, Any], fresh: dict[str, Any]) -> list[str]:
 
 
 def check_claim(cert: Any) -> list[str]:
-    """Every problem found, as ``field: reason`` lines; empty means confirmed.
-
-    Exactly :func:`integrity_errors`, then :func:`compare` against :func:`recompute`.
-    """
-    broken = integrity_errors(cert, SCHEMA)
-    if broken:
-        return broken
-    try:
-        fresh = recompute(cert)
-    except InputError as exc:
-        return [f"inputs: {exc}"]
-    return compare(cert, fresh)
+    """Every problem found, as ``field: reason`` lines; empty means confirmed
+    (:func:`~rdp_verify.certificates.certificate.check_against`)."""
+    return check_against(cert, SCHEMA, recompute, compare)

@@ -28,7 +28,7 @@ from functools import lru_cache
 from importlib.resources import files
 from itertools import combinations
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import jsonschema
 
@@ -302,16 +302,20 @@ def integrity_errors(cert: Any, schema: str = SCHEMA) -> list[str]:
     return []
 
 
-def check_certificate(cert: Any) -> list[str]:
-    """Every problem found, as ``field: reason`` lines; empty means confirmed.
-
-    Exactly :func:`integrity_errors`, then :func:`compare` against :func:`recompute`.
-    """
-    broken = integrity_errors(cert)
+def check_against(cert: Any, schema: str, recompute: Callable[[dict[str, Any]], dict[str, Any]],
+                  compare: Callable[[dict[str, Any], dict[str, Any]], list[str]]) -> list[str]:
+    """The check of every sealed format: :func:`integrity_errors` (schema and hash), then ``compare`` of the
+    certificate with ``recompute`` of its inputs; ``field: reason`` lines, empty when confirmed."""
+    broken = integrity_errors(cert, schema)
     if broken:
         return broken
     try:
         fresh = recompute(cert)
-    except InputError as exc:
+    except (InputError, KeyError, TypeError) as exc:
         return [f"inputs: {exc}"]
     return compare(cert, fresh)
+
+
+def check_certificate(cert: Any) -> list[str]:
+    """Every problem found, as ``field: reason`` lines; empty means confirmed (:func:`check_against`)."""
+    return check_against(cert, SCHEMA, recompute, compare)

@@ -31,7 +31,7 @@ from fractions import Fraction
 from typing import Any, Sequence
 
 from .. import __version__
-from ..certificates.certificate import integrity_errors, seal
+from ..certificates.certificate import check_against, seal
 from ..certificates.fields import FieldPolicy
 from ..foundations.decimals import decimal_text
 from ..foundations.inputs import InputError, Phase, fraction_text, parse_q, parse_rational, parse_run_sigma
@@ -328,11 +328,4 @@ def check_run_certificate(cert: Any) -> list[str]:
     if isinstance(cert, dict) and cert.get("format_version") == 1:
         return ["format_version: version 1 privacy-curve certificates record no grid range and cannot be "
                 "re-verified; regenerate the certificate with this version of rdp_verify"]
-    broken = integrity_errors(cert, SCHEMA)
-    if broken:
-        return broken
-    try:
-        fresh = recompute(cert)
-    except (InputError, KeyError, TypeError) as exc:
-        return [f"inputs: {exc}"]
-    return compare(cert, fresh)
+    return check_against(cert, SCHEMA, recompute, compare)

@@ -1,9 +1,9 @@
-"""Two discrete pairs on the loss grid h·ℤ that bracket one SGM step: one dominates it, one is dominated.
+"""Two discrete pairs on a loss grid log A + h·ℤ that bracket one SGM step: one dominates it, one is dominated.
 
 **Curves and dominance.** A pair (P, Q) is described by its curve H(x) = E_Q[(dP/dQ − x)_+] + P(dQ = 0),
 x ≥ 0: convex, non-increasing, H(0) = 1, H'(0+) ≥ −1. Conversely every such function is the curve of
-a pair, and a convex piecewise-linear one with kinks at x_k = e^{kh} is the curve of a pair whose
-atoms have privacy loss kh (P-mass at the kink x_k is x_k times the jump of the slope; a kink at 0 is
+a pair, and a convex piecewise-linear one with kinks at x_k = A·e^{kh} is the curve of a pair whose
+atoms have privacy loss log A + kh (P-mass at the kink x_k is x_k times the jump of the slope; a kink at 0 is
 Q-mass at loss −∞, the limit H(∞) is P-mass at +∞). (P, Q) *dominates* (P', Q') when H ≥ H' on
 [0, ∞); by Blackwell's theorem for binary experiments (Blackwell 1953, Ann. Math. Statist. 24; see also Dong, Roth, Su 2022)
 (P', Q') is then a post-processing of (P, Q), and dominance survives composition: if each factor
@@ -13,8 +13,15 @@ pairs lies between those of the composed discrete pairs.
 **Upper pair: connect the dots** (Doroshenko, Ghazi, Kamath, Kumar, Manurangsi 2022, PoPETs). The
 piecewise-linear interpolation H̄ of H at the grid x_{k_lo} < … < x_{k_hi}, continued by the chord from
 (0, 1) on the left and by the constant H(x_{k_hi}) on the right, is convex (chords of a convex function)
-and ≥ H. Its pair has P-mass p̄_k = x_k·(s_{k+1} − s_k) at loss kh (s the chord slopes), P-mass
+and ≥ H. Its pair has P-mass p̄_k = x_k·(s_{k+1} − s_k) at x_k (s the chord slopes), P-mass
 H(x_{k_hi}) at +∞ (the truncated tail) and Q-mass 1 + s_{k_lo} at −∞.
+
+**The grid** (:func:`grid_range`): the anchor A is 1, or just above the sliver where Q's mass of the
+likelihood ratio sits for σ ≪ 1 (:func:`anchor_for`: otherwise the dominated pair collapses); the
+range reaches where each direction's tail has mass below the per-step allowance. With a budget,
+the curve is evaluated only at :func:`grid_points` (every 2^j-th point where it is nearly linear);
+the masses of the points skipped are 0 and both constructions below are unchanged (a cell is then
+the span between consecutive evaluated points).
 
 **Lower pair: lowered chords and a proven convex hull.** On a cell [a, b] of width Δ with
 M ≥ sup H'' (:meth:`StepCurve.curvature_bound`), Taylor's theorem gives
@@ -33,7 +40,7 @@ Its error is second order in h (Taylor), unlike rounding every loss down (first 
 
 **The add direction** uses the same two pairs with P and Q swapped (the perspective map
 H ↦ 1 − x + x·H(1/x) keeps both the interpolation and the dominance): its P-masses are the Q-masses
-p_k·e^{−kh} of the remove pair, at loss −kh.
+p_k/x_k of the remove pair, at loss −log x_k.
 
 **Fixed point.** Masses are enclosed in Arb balls at :func:`precision` bits and written as integers in
 units of 2^−bits: the upper pair's rounded up (and the masses at ±∞ kept separately, rounded up), the
