@@ -65,7 +65,7 @@ from ..foundations.inputs import (
 )
 from ..foundations.results import arb_to_bounded, to_arb
 from .compose import PLD, Budget, compose, delta_at, epsilon_root, products_needed
-from .discretize import LowerPairError, StepPLD, discretize, grid_range, loss_scale
+from .discretize import StepPLD, discretize, grid_range, loss_scale
 from .gaussian import GaussianCurve, is_gaussian_run
 from .options import DEFAULT_TOLERANCE, DELTA_MIN
 
@@ -389,12 +389,7 @@ def bracket(phases: Sequence[Phase], *, delta: Fraction | None = None, epsilon: 
     collapsed = 0
     for attempt in range(MAX_REFINEMENTS + 1):
         s = default_settings(phases, h, scale, rung)
-        try:
-            result = evaluate(s)
-        except LowerPairError:  # this grid's dominated pair could not be verified: refuse it, try a finer one
-            history.append({"grid_step": h, "relative_width": math.inf, "seconds": None, "composed_length": None})
-            h = _nice_below(float(h) / 2)
-            continue
+        result = evaluate(s)
         width = _relative_width(result)
         history.append({"grid_step": h, "relative_width": width, "seconds": round(result.curves.seconds, 3),
                         "composed_length": result.curves.longest()})
@@ -423,6 +418,4 @@ def bracket(phases: Sequence[Phase], *, delta: Fraction | None = None, epsilon: 
                 or max(st.grid.size for st in result.curves.steps) * factor > MAX_STEP_POINTS):
             break  # finer grids would not fit: return the tightest proven bracket found
         h, rung = new_h, min(rung, target)
-    if best is None:
-        raise LowerPairError("no grid gave a verified dominated pair: refusing to bracket this run")
     return Bracket(best.lower, best.upper, best.by_direction, best.curves, history)

@@ -34,7 +34,8 @@ one end sits on that floor, the other end is lowered to (√D − √u)², or al
 two grid ends are put on the floor (1 − x below x_{k_lo}, 0 above x_{k_hi}), so every atom is on the
 grid, P has total mass 1 and Q total mass 1. The lower convex hull of the points is taken with every
 kink's mass proven positive in ball arithmetic (a vertex whose mass is not is removed), and then the
-criterion is verified again on every cell of the final curve; if any check fails the pair is refused.
+criterion is verified again on every cell of the final curve; if any check fails, the grid gets no
+dominated pair (its masses are 0, so the δ read off it is 0, a true but vacuous lower bound).
 The curve is convex, equals 1 − x near 0, vanishes beyond x_{k_hi} and lies below H: a dominated pair.
 Its error is second order in h (Taylor), unlike rounding every loss down (first order, T·h in ε).
 
@@ -357,7 +358,8 @@ def discretize(q: Fraction, sigma: Fraction, grid: Grid, bits: int, budget: Frac
     With a ``budget``, the curve is evaluated only at the grid points :func:`grid_points` selects (where
     it is nearly linear, every 2^j-th point); the pairs' atoms lie on those points, the masses of the
     others are 0. Both pairs stay proven (a chord over several cells is as valid as over one); only
-    their distance from the curve grows, by at most the budget.
+    their distance from the curve grows, by at most the budget. Where the dominated pair cannot be
+    verified on this grid, its masses are all 0: every δ read off it is 0, a true lower bound.
     """
     prec = precision(bits, grid.h)
     curve = StepCurve(q, sigma, prec)
@@ -365,7 +367,10 @@ def discretize(q: Fraction, sigma: Fraction, grid: Grid, bits: int, budget: Frac
     with ctx.workprec(prec):
         c = _Curve(curve, grid, ks)
         upper, upper_inf, q_minus_inf = _upper_masses(c)
-        lower, checks = _lower_masses(curve, c)
+        try:
+            lower, checks = _lower_masses(curve, c)
+        except LowerPairError as exc:  # no verified dominated pair on this grid: the trivial lower bound δ ≥ 0
+            lower, checks = [arb(0)] * len(c.x), {"lower_pair": f"refused ({exc}): masses 0, lower bound 0"}
         scale = arb(2) ** bits
         q_weights = [1 / x for x in c.x]  # Q-mass = P-mass·e^{−loss} = P-mass/x
 

@@ -157,3 +157,16 @@ def test_the_points_skipped_lie_within_the_budget_of_each_chord(q, sigma, h, bud
         for f in (mp.mpf(1) / 4, mp.mpf(1) / 2, mp.mpf(3) / 4):
             x = x0 + f * (x1 - x0)
             assert h0 + f * (h1 - h0) - step_curve_closed(q, sigma, x) <= mp.mpf(budget.numerator) / budget.denominator
+
+
+def test_a_grid_without_a_verified_dominated_pair_gives_the_trivial_lower_bound(monkeypatch):
+    from rdp_verify.curves import discretize as module
+
+    def refuse(curve, c):
+        raise module.LowerPairError("forced")
+
+    monkeypatch.setattr(module, "_lower_masses", refuse)
+    step = discretize(Fraction(1, 100), Fraction(1), grid_range(Fraction(1, 100), Fraction(1), Fraction(1, 100),
+                                                               Fraction(1, 10**20)), 96)
+    assert set(step.remove_lower) == set(step.add_lower) == {0} and "refused" in step.checks["lower_pair"]
+    assert sum(step.remove_upper) > 0  # the upper pair is unaffected
