@@ -432,8 +432,10 @@ def grid_points(q: Fraction, sigma: Fraction, grid: Grid, budget: Fraction) -> l
         one = int(mpmath.floor(-mpmath.log(a) / hm))  # x_one ≤ 1 < x_{one + 1}: no chord may jump over x = 1
         points = {grid.k_lo, max(edge - 1, grid.k_lo), edge, grid.k_hi, peak,
                   min(max(one, grid.k_lo), grid.k_hi), min(max(one + 1, grid.k_lo), grid.k_hi)}
+        # the peak of H'' lies in the cell [peak, peak + 1]: walk right from its right end, left from its left end
+        points.add(min(peak + 1, grid.k_hi))
         for d, end in ((1, grid.k_hi), (-1, edge)):
-            k, stride = peak, 1
+            k, stride = (min(peak + 1, grid.k_hi) if d == 1 else peak), 1
             while k != end:
                 # the span's width grows with x while H'' falls, so the allowed stride can shrink again: re-test it
                 # at every point, halving it until the span is flat enough, or doubling it while it stays so

@@ -141,6 +141,7 @@ def test_a_sliver_of_mass_above_1_minus_q_is_anchored_and_kept():
     (Fraction("0.00000864"), Fraction("0.0684"), Fraction(1, 80), Fraction(1, 10**12)),  # a sliver and far hits
     (Fraction(256, 60000), Fraction(11, 10), Fraction(1, 2000), Fraction(1, 10**20)),
     (Fraction(1, 10**6), Fraction(100), Fraction(1, 10**10), Fraction(1, 10**25)),
+    (Fraction(1, 10**4), Fraction(1), Fraction(25, 10**6), Fraction(1, 10**22)),  # anchored, H'' peaks in cell 0
 ])
 def test_the_points_skipped_lie_within_the_budget_of_each_chord(q, sigma, h, budget):
     # the chord between consecutive evaluated points stays within the budget of the exact curve (closed form),
