@@ -43,7 +43,8 @@ finest tolerance), no value in the range is proven to: :func:`calibrate` refuses
 evaluations). Otherwise gallop from a start value by doubling index jumps until the answer is
 bracketed, then bisect on grid indices: O(log(range)) evaluations. Each evaluation walks a ladder of
 tolerances (1e-1, 1e-2, …, down to ``tolerance``) and stops at the first that decides, so points far
-from the boundary cost one coarse bracket. Whatever the search order, the answer's and the
+from the boundary cost one coarse bracket (for the privacy curve the first two rungs start on grids 10
+and 3 times coarser, :data:`COARSEN`). Whatever the search order, the answer's and the
 neighbour's claims are the brackets reported (and re-verified by :mod:`rdp_verify.calibration.certificate`).
 """
 
@@ -79,6 +80,9 @@ UNKNOWNS = ("sigma", "steps", "q")
 CONVERSION = "balle2020"  # the RDP-to-(ε, δ) conversion of the rdp accountant
 DIGITS = 12  # printed bounds (rounded outward); decisions compare the printed values, so they re-check
 LADDER = tuple(Fraction(1, 10**k) for k in range(1, 7))
+# The loose rungs start the privacy curve's grid this many times coarser (its width grows like the grid
+# step squared): values far from the target are decided at a tenth of the cost.
+COARSEN = {Fraction(1, 10): 10, Fraction(1, 100): 3}
 @dataclass(frozen=True)
 class Problem:
     """What to solve: ``unknown`` ∈ UNKNOWNS; the other two of q, sigma, steps are given."""
@@ -163,7 +167,7 @@ def epsilon_at(problem: Problem, value: Fraction, tolerance: Fraction) -> tuple[
     ``tolerance``, and the accountant's result behind it: the one place the search calls an accountant."""
     run = [problem.phase(value)]
     if problem.accountant == "pld":
-        b = bracket(run, delta=problem.delta, tolerance=tolerance)
+        b = bracket(run, delta=problem.delta, tolerance=tolerance, coarsen=COARSEN.get(tolerance, 1))
         return b.lower, b.upper, b
     opt = optimal_epsilon(run, problem.delta, CONVERSION, rtol=tolerance)
     return opt.epsilon.lower, opt.epsilon.upper, opt

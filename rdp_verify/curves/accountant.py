@@ -356,14 +356,18 @@ def _next_rung(width: float) -> Fraction:
 
 
 def bracket(phases: Sequence[Phase], *, delta: Fraction | None = None, epsilon: Fraction | None = None,
-            tolerance: Fraction = DEFAULT_TOLERANCE, settings: Settings | None = None, mapper: Mapper = map) -> Bracket:
+            tolerance: Fraction = DEFAULT_TOLERANCE, settings: Settings | None = None, mapper: Mapper = map,
+            coarsen: int = 1) -> Bracket:
     """Proven bracket of ε(δ) (given ``delta``) or of δ(ε) (given ``epsilon``) for the run.
 
     A run with q = 1 in every phase is bracketed in closed form. Otherwise, with ``settings`` the curve
     is composed once with them (how a certificate is re-checked); without, the grid is refined until
     the relative width is at most ``tolerance`` or the next grid would be too large, and the
     tightest bracket found is returned (module docstring). ``refinements`` records every attempt:
-    grid step, width, seconds and PLD length. ``mapper`` is handed to :func:`compose_run`.
+    grid step, width, seconds and PLD length. ``mapper`` is handed to :func:`compose_run`. The first grid
+    step is ``coarsen`` times :func:`initial_step` (which aims at a relative width near 1e-4 to 1e-3; the
+    width grows like the step squared, so a loose tolerance such as 0.1 is met about ``coarsen``² wider
+    at ``coarsen`` times less cost: the calibration ladder's first rungs use it).
     """
     phases = check_run(phases)
     if (delta is None) == (epsilon is None):
@@ -385,7 +389,9 @@ def bracket(phases: Sequence[Phase], *, delta: Fraction | None = None, epsilon: 
         return evaluate(settings)
     scale = Fraction(delta) if delta is not None else Fraction(1, 10**10)  # δ's size, until a bracket tells it
     rung = FIRST_RUNG
-    h = initial_step(phases, default_settings(phases, Fraction(1), scale).tail)
+    if not (isinstance(coarsen, int) and coarsen >= 1):
+        raise ValueError(f"coarsen={coarsen!r} must be a positive integer")
+    h = initial_step(phases, default_settings(phases, Fraction(1), scale).tail) * coarsen
     history: list[dict[str, Any]] = []
     best: Bracket | None = None
     collapsed = 0
@@ -396,7 +402,12 @@ def bracket(phases: Sequence[Phase], *, delta: Fraction | None = None, epsilon: 
         history.append({"grid_step": h, "relative_width": width, "seconds": round(result.curves.seconds, 3),
                         "composed_length": result.curves.longest()})
         if delta is None:  # δ(ε): a scale far above δ would cut off too much; redo with the right one
-            new_scale = max(result.lower if result.lower > 0 else (result.upper or scale), DELTA_MIN)
+            if result.lower > 0:
+                new_scale = max(result.lower, DELTA_MIN)
+            elif result.upper is not None and result.upper <= scale:
+                new_scale = DELTA_MIN  # the upper end is mostly cut-off mass: go to the floor at once, not 5e4× a step
+            else:
+                new_scale = max(result.upper or scale, DELTA_MIN)
             if new_scale < scale / 100 and attempt < MAX_REFINEMENTS:
                 scale = new_scale
                 continue

@@ -69,7 +69,7 @@ def _golden(q, steps, delta):
 
 
 def test_finds_opacus_prv_far_above_its_stated_error_on_the_longest_run():
-    # Opacus 1.6's PRV at q = 1e-4, sigma = 1, 10^6 steps, delta = 1e-10: 2.088 where epsilon < 0.766
+    # Opacus 1.6's PRV at q = 1e-4, sigma = 1, 10^6 steps, delta = 1e-10: 2.1 to 2.3 (it varies) where epsilon < 0.7661
     _peer("opacus_prv")
     point, = dp_compare.compare_dp(["opacus_prv"], _golden("0.0001", 10**6, "1e-10"))
     assert point.classification == "conservative" and point.lower_above

@@ -59,7 +59,7 @@ def test_packaged_copy_is_the_file():
 
 def test_cli_writes_the_same_rows(tmp_path, monkeypatch, capsys):
     from rdp_verify.cli import main
-    short = tuple(r for r in golden_dp.RUNS if r[2] <= 100)
+    short = tuple(sorted(golden_dp.RUNS, key=lambda r: r[2])[:2])  # the rows themselves are checked above
     monkeypatch.setattr(golden_dp, "RUNS", short)
     out = tmp_path / "g.csv"
     assert main(["golden", "--dp", "--out", str(out), "--jobs", "2"]) == 0
