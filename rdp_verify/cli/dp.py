@@ -104,9 +104,11 @@ def cc_line(cc: dict[str, Any], reference: str = "delta") -> str:
     """The cross-check in one line: estimate, method, proven interval, and what it decides."""
     value = decimal_text(Fraction(cc["estimate"]["value"]), 6)
     error = decimal_text(Fraction(cc["estimate"]["error_bound"]), 1, "up")
+    why = (f"there is no positive {reference.removeprefix('the ')} to measure its error against"
+           if Fraction(cc["informative_below"]) == 0 else
+           f"its error exceeds {cc['informative_below']} (a tenth of {reference})")
     judged = ("consistent" if cc["consistent"] else "INCONSISTENT") if cc["informative"] else \
-        ("consistent" if cc["consistent"] else "misses it") + \
-        f", but uninformative here: its error exceeds {cc['informative_below']} (a tenth of {reference}), so it does not decide"
+        ("consistent" if cc["consistent"] else "misses it") + f", but uninformative here: {why}, so it does not decide"
     return (f"delta({cc['epsilon']}) estimated {value} +- {error} ({cc['method']}) against the proven "
             f"[{cc['proven_delta']['lower']}, {cc['proven_delta']['upper']}]: {judged}")
 

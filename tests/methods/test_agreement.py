@@ -7,11 +7,10 @@ method must produce a value, and ε_α must agree to at least 25 digits.
 """
 
 import pytest
+from grids import covering_params
 
 from rdp_verify.certificates.certify import certify
 from rdp_verify.foundations.inputs import SGM
-
-from grids import covering_params
 
 # The default run keeps two orders per (q, sigma) pair, so every q and every sigma meets all six orders (40 of
 # the 120 points); -m slow runs all.

@@ -12,13 +12,12 @@ from fractions import Fraction
 
 import pytest
 from flint import arb, ctx, fmpq
+from grids import covering_params
 
 from rdp_verify.certificates.certify import certify
 from rdp_verify.foundations.inputs import SGM
 from rdp_verify.foundations.results import arb_to_bounded
 from rdp_verify.methods import rigorous
-
-from grids import covering_params
 
 # The default run keeps one order per (q, sigma) pair (49 of the 441 points, about 35 s); -m slow runs all.
 GRID = covering_params(["1e-6", "1e-4", "0.01", "0.1", "0.5", "0.9", "0.99"], ["0.3", "0.5", "1", "2", "4", "10", "100"],
