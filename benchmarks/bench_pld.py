@@ -22,7 +22,7 @@ from fractions import Fraction
 
 from rdp_verify.curves.accountant import bracket, compose_run, epsilon_bracket
 from rdp_verify.curves.certificate import certificate_of
-from rdp_verify.foundations.inputs import Phase
+from rdp_verify.foundations.run import Phase
 
 Q, SIGMA, STEPS, DELTA = Fraction(256, 60000), Fraction(11, 10), 14063, Fraction(1, 10**5)
 

@@ -51,7 +51,8 @@ def draw(rng: random.Random) -> dict[str, Any]:
 def run_point(point: dict[str, Any], queue: Any) -> None:
     """Certify one point; put a result dict on the queue (in a child process)."""
     from rdp_verify.curves.certificate import certify_run
-    from rdp_verify.foundations.inputs import InputError, Phase
+    from rdp_verify.foundations.inputs import InputError
+    from rdp_verify.foundations.run import Phase
 
     start = time.perf_counter()
     try:

@@ -131,3 +131,20 @@ def step_curve_closed(q, sigma, x, direction="remove"):
         return 1 - x
     z = mp.mpf(1) / 2 + s ** 2 * mp.log(t / qm)
     return qm * mp.ncdf(-(z - 1) / s) - t * mp.ncdf(-z / s)
+
+
+def replace_curve(q, sigma, x):
+    """The replace-one pair's curve ∫ (p − x·q)_+ dz by quadrature, p = (1 − q)N(0, σ²) + qN(1, σ²) and
+    q = (1 − q)N(0, σ²) + qN(−1, σ²) (no Gaussian CDF, no root formula: the crossing by bisection)."""
+    qm, s, x = _mp(q), _mp(sigma), mp.mpf(x)
+    p = lambda z: (1 - qm) * mp.npdf(z, 0, s) + qm * mp.npdf(z, 1, s)  # noqa: E731
+    r = lambda z: (1 - qm) * mp.npdf(z, 0, s) + qm * mp.npdf(z, -1, s)  # noqa: E731
+    g = lambda z: p(z) - x * r(z)  # noqa: E731  increasing sign change: the ratio p/r is monotone in z
+    a, b = -60 * s - 5, 60 * s + 5
+    if g(b) <= 0:
+        return mp.mpf(0)
+    for _ in range(200):
+        m = (a + b) / 2
+        a, b = (a, m) if g(m) > 0 else (m, b)
+    z = (a + b) / 2
+    return mp.quad(g, [z, z + s, z + 4 * s, z + 12 * s, mp.inf])

@@ -7,17 +7,27 @@ run by ``DpEvent`` objects and asks an accountant to ``compose`` them, then ``ge
 * ``PoissonSampledDpEvent(sampling_probability=q, event=GaussianDpEvent(noise_multiplier=σ))``:
   one step of the Sampled Gaussian Mechanism SG(q, σ);
 * ``GaussianDpEvent(σ)``: one step with q = 1;
+* ``SampledWithoutReplacementDpEvent(source_dataset_size=N, sample_size=b, event=GaussianDpEvent(σ))``:
+  one step on a uniformly drawn batch of b of the N records, under ``REPLACE_ONE`` only (under
+  add/remove no bound is proven: :mod:`rdp_verify.foundations.run`);
 * ``SelfComposedDpEvent(event, count)`` and ``ComposedDpEvent([events])`` of these, and
   ``NoOpDpEvent`` (nothing); a Poisson event with q = 0 releases nothing about the data and
   is composed as nothing.
 
-Everything else (σ = 0, Laplace, fixed-batch sampling, the replace-one relation, ...) is not
-supported: ``supports`` says False and ``compose`` raises ``UnsupportedEventError``.
+Everything else (σ = 0, Laplace, ...) is not supported: ``supports`` says False and ``compose``
+raises ``UnsupportedEventError``.
+
+**Neighbouring relations.** ``ADD_OR_REMOVE_ONE`` (the default; both directions) and ``REPLACE_ONE``.
+Under ``REPLACE_ONE`` σ is read as dp_accounting's PLD accountant reads it: every record's contribution
+has norm at most 1 and the noise is σ times that, so replacing a record moves the sum by up to 2
+(its ``GaussianDpEvent(2.0)`` under ``REPLACE_ONE`` gives ε(1e-5) = 4.38, the Gaussian mechanism at
+sensitivity 2). dp_accounting's *RDP* accountant reads the same events with half that sensitivity
+(``GaussianDpEvent(2.0)`` → 2.17; ``SampledWithoutReplacementDpEvent`` "relative to the l2-sensitivity
+of the function"): pass it σ/2 for the same mechanism.
 
 The answers are proven (:mod:`rdp_verify.accountants.ledger`): ``get_epsilon(δ)`` is the upper end
 of a proven ε(δ) bracket of the run's privacy curve rounded up to a double, ``get_delta(ε)`` the
-same for δ(ε), under the add/remove-one relation (``NeighboringRelation.ADD_OR_REMOVE_ONE``, both
-directions). :meth:`CertifiedPldAccountant.certificate` returns the sealed proof of the latest
+same for δ(ε). :meth:`CertifiedPldAccountant.certificate` returns the sealed proof of the latest
 answer. dp_accounting itself is never imported by this module: events are recognised by their
 class names and fields (so ``import rdp_verify.accountants`` works without it); it is imported
 only to build ``ledger`` and to raise dp_accounting's own ``UnsupportedEventError``, which exist
@@ -31,9 +41,12 @@ from typing import Any
 
 from ..curves.accountant import DEFAULT_TOLERANCE
 from ..foundations.inputs import InputError, check_delta, check_epsilon, check_q, check_run_sigma, check_tolerance
+from ..foundations.run import Phase
 from .ledger import Ledger, checked, exact_number
 
 __all__ = ["CertifiedPldAccountant", "UnsupportedEventError"]
+
+_RELATIONS = {"ADD_OR_REMOVE_ONE": "add-remove", "REPLACE_ONE": "replace-one"}
 
 
 class UnsupportedEventError(Exception):
@@ -65,15 +78,18 @@ class CertifiedPldAccountant:
 
     def __init__(self, neighboring_relation: Any = None, *, tolerance: Fraction | str = DEFAULT_TOLERANCE):
         relation = getattr(neighboring_relation, "name", neighboring_relation)
-        if relation not in (None, "ADD_OR_REMOVE_ONE"):
-            raise InputError(f"neighboring_relation={neighboring_relation}: only ADD_OR_REMOVE_ONE is supported")
+        if relation not in (None, *_RELATIONS):
+            raise InputError(f"neighboring_relation={neighboring_relation}: one of {', '.join(_RELATIONS)} is "
+                             "supported")
         self._relation = neighboring_relation
+        self._neighbours = _RELATIONS.get(relation, "add-remove")
         self._ledger = Ledger(checked(check_tolerance, tolerance, "tolerance"))
         self._events: list[tuple[Any, int]] = []
 
     @property
     def neighboring_relation(self) -> Any:
-        """``NeighboringRelation.ADD_OR_REMOVE_ONE`` (the text "ADD_OR_REMOVE_ONE" without dp_accounting)."""
+        """The relation given, by default ``NeighboringRelation.ADD_OR_REMOVE_ONE`` (the text
+        "ADD_OR_REMOVE_ONE" without dp_accounting)."""
         if self._relation is not None:
             return self._relation
         try:
@@ -82,20 +98,34 @@ class CertifiedPldAccountant:
             return "ADD_OR_REMOVE_ONE"
         return NeighboringRelation.ADD_OR_REMOVE_ONE
 
-    def _phases(self, event: Any, count: int) -> list[tuple[Fraction, Fraction, int]]:
-        """The (q, σ, steps) the event stands for, or ``_unsupported`` raised."""
+    def _phases(self, event: Any, count: int) -> list[Phase]:
+        """The phases the event stands for, or ``_unsupported`` raised."""
         name = _name(event)
-        if name == "NoOpDpEvent":
+        if name == "NoOpDpEvent" or (count == 0 and name != "SelfComposedDpEvent"):
             return []
         if name == "GaussianDpEvent":
-            return [(Fraction(1), self._sigma(event), count)]
+            return [Phase(Fraction(1), self._sigma(event), count, neighbours=self._neighbours)]
         if name == "PoissonSampledDpEvent":
             q = getattr(event, "sampling_probability", None)
             if _name(event.event) != "GaussianDpEvent":
                 raise _unsupported(f"{_name(event.event)} under Poisson sampling: only GaussianDpEvent is supported")
             if exact_number(q, "sampling_probability") == 0:  # releases nothing about the data
                 return []
-            return [(checked(check_q, q, "sampling_probability"), self._sigma(event.event), count)]
+            return [Phase(checked(check_q, q, "sampling_probability"), self._sigma(event.event), count,
+                          neighbours=self._neighbours)]
+        if name == "SampledWithoutReplacementDpEvent":
+            if _name(event.event) != "GaussianDpEvent":
+                raise _unsupported(f"{_name(event.event)} on fixed-size batches: only GaussianDpEvent is supported")
+            if self._neighbours != "replace-one":
+                raise _unsupported("SampledWithoutReplacementDpEvent needs neighboring_relation REPLACE_ONE (under "
+                                   "add/remove no bound for fixed-size batches is proven)")
+            n = self._count(getattr(event, "source_dataset_size", None))
+            b = self._count(getattr(event, "sample_size", None))
+            if b == 0:
+                return []
+            if not 0 < b <= n:
+                raise _unsupported(f"sample_size={b} must lie in [0, source_dataset_size={n}]")
+            return [Phase(Fraction(b, n), self._sigma(event.event), count, "fixed", "replace-one", b, n)]
         if name == "SelfComposedDpEvent":
             return self._phases(event.event, count * self._count(event.count))
         if name == "ComposedDpEvent":
@@ -122,10 +152,10 @@ class CertifiedPldAccountant:
             raise
         return True
 
-    def _checked(self, event: Any, count: int) -> list[tuple[Fraction, Fraction, int]]:
+    def _checked(self, event: Any, count: int) -> list[Phase]:
         """The event's phases after the ledger's checks (domain, total steps), or ``_unsupported``."""
         try:
-            phases = [p for p in self._phases(event, count) if p[2] > 0]
+            phases = [p for p in self._phases(event, count) if p.steps > 0]
             Ledger(phases=list(self._ledger.phases)).extend(phases)
         except InputError as exc:
             raise _unsupported(str(exc)) from None
@@ -150,7 +180,7 @@ class CertifiedPldAccountant:
 
     @property
     def phases(self) -> list[Any]:
-        """The run as exact phases (q, σ, steps), consecutive equal steps merged."""
+        """The run as exact phases (:class:`~rdp_verify.foundations.run.Phase`), consecutive equal steps merged."""
         return list(self._ledger.phases)
 
     def get_epsilon(self, target_delta: float) -> float:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import copy
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any, Callable, TypeVar
@@ -29,7 +29,8 @@ from typing import Any, Callable, TypeVar
 from ..curves.accountant import DEFAULT_TOLERANCE, check_run
 from ..curves.certificate import certify_run
 from ..foundations.decimals import float_rounded
-from ..foundations.inputs import InputError, Phase, parse_rational
+from ..foundations.inputs import InputError, parse_rational
+from ..foundations.run import Phase
 
 __all__ = ["CertificationError", "exact_number", "checked", "Ledger"]
 
@@ -78,20 +79,21 @@ def _certificate(run: tuple[Phase, ...], key: str, value: Fraction, tolerance: F
 
 @dataclass
 class Ledger:
-    """The run so far as phases (q, σ, T); consecutive equal (q, σ) merge into one phase."""
+    """The run so far as phases (:class:`~rdp_verify.foundations.run.Phase`); consecutive equal steps merge."""
 
     tolerance: Fraction = DEFAULT_TOLERANCE
     phases: list[Phase] = field(default_factory=list)
     last: dict[str, Any] | None = None  # the certificate of the latest answer
 
-    def extend(self, steps: list[tuple[Fraction, Fraction, int]]) -> None:
-        """Append runs of SG(q, σ) steps, all or none (domain- and size-checked, equal neighbours merged)."""
+    def extend(self, steps: list[Phase]) -> None:
+        """Append phases, all or none (domain- and size-checked; a phase equal to the last but for its
+        length merges with it)."""
         phases = list(self.phases)
-        for q, sigma, count in steps:
-            if phases and (phases[-1].q, phases[-1].sigma) == (q, sigma):
-                phases[-1] = Phase(q, sigma, phases[-1].steps + count)
+        for phase in steps:
+            if phases and replace(phases[-1], steps=phase.steps) == phase:
+                phases[-1] = replace(phase, steps=phases[-1].steps + phase.steps)
             else:
-                phases.append(Phase(q, sigma, count))
+                phases.append(phase)
         self.phases = list(check_run(phases)) if phases else []
 
     def _answer(self, key: str, value: Fraction) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from typing import Any, Callable, Mapping
 
 from ..curves.accountant import DEFAULT_TOLERANCE
 from ..foundations.inputs import check_delta, check_epsilon, check_q, check_run_sigma, check_steps, check_tolerance
+from ..foundations.run import Phase
 from .ledger import Ledger, checked
 
 __all__ = ["CertifiedAccountant"]
@@ -73,7 +74,7 @@ class CertifiedAccountant:
         """The ledger of the current history (rebuilt when ``history`` changed, e.g. by load_state_dict)."""
         if self._ledger is None or self._ledger_of != self.history:
             ledger = Ledger(self._tolerance)
-            ledger.extend([(*self._step(sigma, q), check_steps(steps, "num_steps")) for sigma, q, steps in self.history])
+            ledger.extend([Phase(*self._step(sigma, q), check_steps(steps, "num_steps")) for sigma, q, steps in self.history])
             self._ledger, self._ledger_of = ledger, deepcopy(self.history)
         return self._ledger
 

@@ -72,8 +72,9 @@ from typing import Sequence
 from flint import arb, ctx
 
 from ..foundations.decimals import decimal_text
-from ..foundations.inputs import ALPHA_GAP_MIN, ALPHA_MAX, Phase, check_delta
+from ..foundations.inputs import ALPHA_GAP_MIN, ALPHA_MAX, check_delta
 from ..foundations.results import Bounded, arb_to_bounded, bounded_to_arb, to_arb
+from ..foundations.run import Phase
 from .rdp import (
     DPS,
     PREC,

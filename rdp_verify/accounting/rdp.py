@@ -41,8 +41,9 @@ from typing import Sequence
 
 from flint import arb, ctx
 
-from ..foundations.inputs import SGM, InputError, Phase, check_alpha, check_delta, check_epsilon, check_sigma
+from ..foundations.inputs import SGM, InputError, check_alpha, check_delta, check_epsilon, check_sigma
 from ..foundations.results import Bounded, arb_to_bounded, to_arb
+from ..foundations.run import Phase
 from ..methods.rigorous import epsilon_bounds
 from .options import CONVERSIONS, DPS
 
@@ -75,6 +76,9 @@ def composed_rdp(phases: Sequence[Phase], alpha: Fraction, dps: int = DPS) -> Bo
         raise InputError("a run needs at least one phase")
     for p in phases:  # runs accept σ ∈ [0.05, 1e6]; the RDP methods are validated on [0.1, 1e4]
         check_sigma(p.sigma)
+        if not p.default:  # Theorem 4 is the SGM's: Poisson sampling, add/remove-one
+            raise InputError(f"RDP accounting covers Poisson sampling with add-remove neighbours only, not sampler "
+                             f"{p.sampler} with {p.neighbours} neighbours")
     parts = [step_rdp(p.q, p.sigma, alpha, dps) for p in phases]
     return Bounded.between(sum(p.steps * b.lower for p, b in zip(phases, parts)),
                    sum(p.steps * b.upper for p, b in zip(phases, parts)))

@@ -26,8 +26,14 @@ list is reported with the digits it prints to, to show whether the authors' figu
 bracket proves it false, ``unsupported`` if RDP is the only accountant and refutes it, else
 ``inconclusive``; ``decided_by`` names the accountant and the argument.
 
-The run is assumed to be the SGM of Mironov–Talwar–Zhang 2019 (Poisson sampling, add/remove-one
-neighbours, ℓ2-sensitivity 1, σ the noise multiplier), composed adaptively over its steps.
+The run is the SGM of Mironov–Talwar–Zhang 2019 (Poisson sampling, add/remove-one neighbours,
+ℓ2-sensitivity 1, σ the noise multiplier), composed adaptively over its steps, unless its phases name
+another sampler or neighbour relation (:mod:`rdp_verify.foundations.run`). Then only the PLD accountant
+audits it (the RDP accountant is the SGM's), and for shuffled or balls-in-bins runs the verdict follows
+the two per-epoch proofs (:mod:`rdp_verify.curves.per_epoch`): ``violated`` when the explicit-pair lower
+end exceeds the reported ε, ``holds`` when the no-amplification upper end is below it, else
+``inconclusive`` with both numbers; ``assumption`` says which proof decided, and ``as_poisson`` gives
+the ε a Poisson accountant would report for the same q, σ and steps, for contrast.
 """
 
 from __future__ import annotations
@@ -41,10 +47,11 @@ from ..accounting.rdp import DPS, composed_rdp, delta_from_rdp, epsilon_at_order
 from ..certificates.certificate import seal
 from ..certificates.certify import ASSUMPTIONS, certify
 from ..curves.accountant import DEFAULT_TOLERANCE, bracket, delta_bracket
-from ..curves.certificate import certificate_of
+from ..curves.certificate import ASSUMPTIONS_BY_FAMILY, certificate_of
 from ..foundations.decimals import decimal_text
 from ..foundations.inputs import SGM, fraction_text
 from ..foundations.results import Bounded
+from ..foundations.run import Phase, run_family
 from .claims import Claim
 
 __all__ = ["audit_claim", "verdict_of", "pld_verdict", "summary", "report_table", "FORMAT", "FORMAT_VERSION",
@@ -154,10 +161,38 @@ def _audit_rdp(claim: Claim, dps: int, rtol: Fraction) -> dict[str, Any]:
     }
 
 
+def _assumption(result: Any, verdict: str) -> str | None:
+    """Which proof decided a per-epoch (shuffle, balls-in-bins) run's verdict, or None for other runs."""
+    if result.method != "per-epoch bounds":
+        return None
+    samplers = " and ".join(dict.fromkeys(p.sampler for p in result.curves.phases))
+    if verdict == "holds":
+        return (f"{samplers}: the upper end without amplification (each record in at most one batch per epoch: the "
+                "Gaussian mechanism once per epoch) is below the reported epsilon")
+    if verdict == "violated":
+        return (f"{samplers}: the lower end from an explicit pair of neighbouring datasets (Chua et al. 2024) exceeds "
+                "the reported epsilon")
+    return (f"{samplers}: the reported epsilon lies between the explicit-pair lower end and the no-amplification "
+            "upper end")
+
+
+def _as_poisson(claim: Claim, tolerance: Fraction) -> dict[str, Any] | None:
+    """For a run that did not sample by Poisson with add/remove: ε(δ) of the same run had it done so (what a
+    Poisson accountant reports for it), for contrast."""
+    if all(p.default for p in claim.phases):
+        return None
+    phases = [Phase(p.q, p.sigma, p.steps) for p in claim.phases]
+    result = bracket(phases, delta=claim.delta, tolerance=tolerance)
+    return {"epsilon": _interval(result.lower, result.upper) if result.upper is not None else
+            {"lower": decimal_text(result.lower, DIGITS, "down"), "upper": None},
+            "note": "the same q, sigma and steps under Poisson sampling with add/remove neighbours, for contrast"}
+
+
 def _audit_pld(claim: Claim, tolerance: Fraction) -> dict[str, Any]:
     result, tightened = bracket(claim.phases, delta=claim.delta, tolerance=tolerance), 0
     verdict = pld_verdict(result.lower, result.upper, claim.epsilon)
-    while verdict == "inconclusive" and result.upper is not None and tightened < MAX_TIGHTENING:
+    while (verdict == "inconclusive" and result.upper is not None and tightened < MAX_TIGHTENING
+           and result.method == "discrete pairs"):
         gap = max(abs(claim.epsilon - result.lower), abs(result.upper - claim.epsilon))
         if result.upper <= 0 or gap == 0:
             break
@@ -178,9 +213,11 @@ def _audit_pld(claim: Claim, tolerance: Fraction) -> dict[str, Any]:
                     f"({claim.epsilon_text}, {fraction_text(claim.delta)})-DP")
     else:
         argument = "the proven epsilon bracket contains the reported epsilon"
+    assumption = _assumption(result, verdict)
     return {
         "verdict": verdict,
-        "argument": argument,
+        "argument": argument if assumption is None else f"{argument}; {assumption}",
+        **({} if assumption is None else {"assumption": assumption, "as_poisson": _as_poisson(claim, tolerance)}),
         "epsilon": _interval(result.lower, upper) if upper is not None else {
             "lower": decimal_text(result.lower, DIGITS, "down"), "upper": None},
         "delta_at_reported_epsilon": {"lower": decimal_text(at.lower, 6, "down"), "upper": decimal_text(at.upper, 6, "up")},
@@ -214,8 +251,7 @@ def audit_claim(claim: Claim, dps: int = DPS, rtol: Fraction = RTOL,
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "claim": claim.to_json(),
-        "assumptions": {**ASSUMPTIONS, "composition": "adaptive composition over the run's steps (RDP: Mironov 2017, "
-                        "Prop. 1; PLD: product of dominating pairs, Zhu, Dong, Wang 2022, Thm 10)"},
+        "assumptions": _assumptions(claim),
         "verdict": verdict,
         "decided_by": decided,
         "accountants": {"rdp": rdp, "pld": pld},
@@ -223,8 +259,17 @@ def audit_claim(claim: Claim, dps: int = DPS, rtol: Fraction = RTOL,
     }
 
 
+def _assumptions(claim: Claim) -> dict[str, str]:
+    if all(p.default for p in claim.phases):
+        return {**ASSUMPTIONS, "composition": "adaptive composition over the run's steps (RDP: Mironov 2017, "
+                "Prop. 1; PLD: product of dominating pairs, Zhu, Dong, Wang 2022, Thm 10)"}
+    return ASSUMPTIONS_BY_FAMILY[run_family(claim.phases)]
+
+
 def _run_text(claim: dict[str, Any]) -> str:
-    parts = [f"q = {p['q']}, sigma = {p['sigma']}, steps = {p['steps']}"
+    parts = [(f"q = {p['q']}" if "sampler" not in p else
+              f"{p['sampler']} (batch {p.get('batch_size', '?')} of {p.get('dataset_size', '?')}), {p['neighbours']}")
+             + f", sigma = {p['sigma']}, steps = {p['steps']}"
              + ("" if p["steps_from"] == "given" else f" [{p['steps_from']}]") for p in claim["phases"]]
     return "; ".join(parts) + f"; delta = {claim['delta']}"
 
@@ -249,6 +294,10 @@ def summary(report: dict[str, Any]) -> str:
         lines.append(f"  pld: epsilon in [{e['lower']}, {e['upper']}]; delta at the reported epsilon in "
                      f"[{d['lower']}, {d['upper']}]: {pld['verdict']}"
                      + ("" if pld["margin"] is None else f", margin {pld['margin']}"))
+        if pld.get("as_poisson") is not None:
+            a = pld["as_poisson"]["epsilon"]
+            lines.append(f"    as if Poisson sampling with add/remove neighbours: epsilon in [{a['lower']}, {a['upper']}]")
+            lines.append(f"    why: {pld['assumption']}")
     decided = report["decided_by"]
     lines.append(f"verdict: {report['verdict']}" + (f" ({decided['accountant']}: {decided['argument']})"
                                                     if decided["accountant"] else ""))

@@ -19,7 +19,7 @@ _SIGMA_RANGE = {"pld": (RUN_SIGMA_MIN, RUN_SIGMA_MAX), "rdp": (SIGMA_MIN, SIGMA_
 
 def domain(unknown: str, accountant: str) -> tuple[Fraction, Fraction]:
     """The supported range of the unknown under the accountant: σ ∈ [0.05, 1e6] (``pld``, the run domain of
-    :class:`~rdp_verify.foundations.inputs.Phase`) or [0.1, 1e4] (``rdp``); steps ∈ [1, 1e6]; q ∈ [1e-12, 1]."""
+    :class:`~rdp_verify.foundations.run.Phase`) or [0.1, 1e4] (``rdp``); steps ∈ [1, 1e6]; q ∈ [1e-12, 1]."""
     if unknown == "sigma":
         return _SIGMA_RANGE[accountant]
     return (Fraction(1), Fraction(MAX_STEPS)) if unknown == "steps" else (Q_MIN, Fraction(1))

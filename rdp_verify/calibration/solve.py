@@ -59,13 +59,13 @@ from ..curves.accountant import bracket
 from ..foundations.decimals import decimal_text
 from ..foundations.inputs import (
     InputError,
-    Phase,
     check_delta,
     check_epsilon,
     check_sigma,
     check_tolerance,
     short_text,
 )
+from ..foundations.run import Phase
 from ..foundations.search import last_true
 from .grid import DecimalGrid
 from .options import ACCOUNTANTS, DEFAULT_TOLERANCE, domain

@@ -11,16 +11,11 @@ from ..accounting.order_lists import ORDER_LISTS
 from ..audit.claims import ACCOUNTANTS, STEP_CONVENTIONS, Claim, parse_claim, read_claims
 from ..foundations.inputs import InputError, parse_dps
 from ..foundations.parallel import progress_map
-from .common import UsageError, add_parallel_arguments, add_run_arguments, emit, workers
+from .common import PHASE_FLAGS, UsageError, add_parallel_arguments, add_run_arguments, emit, flag, workers
 
 __all__ = ["register"]
 
-_SINGLE = ("q", "batch_size", "dataset_size", "sigma", "steps", "epochs", "step_convention",
-           "delta", "epsilon", "conversion", "orders", "accountant")
-
-
-def _flag(field: str) -> str:
-    return "--" + field.replace("_", "-")
+_SINGLE = (*PHASE_FLAGS, "delta", "epsilon", "conversion", "orders", "accountant")
 
 
 def _audit_one(args: tuple[Claim, int]) -> dict[str, Any]:
@@ -34,7 +29,7 @@ def cmd_audit(ns: argparse.Namespace) -> int:
     given = {f: getattr(ns, f) for f in _SINGLE if getattr(ns, f) is not None}
     if ns.claims is not None:
         if given:
-            raise UsageError(f"--claims cannot be combined with {_flag(next(iter(given)))}")
+            raise UsageError(f"--claims cannot be combined with {flag(next(iter(given)))}")
         claims = read_claims(ns.claims)
     elif not given:
         raise UsageError("give the run and the claim (e.g. --q, --sigma, --steps, --delta, --epsilon) or --claims FILE")
@@ -44,7 +39,7 @@ def cmd_audit(ns: argparse.Namespace) -> int:
         except InputError as exc:  # name the flag, not the claims-file field
             message = str(exc).replace("missing field ", "missing ")
             for f in _SINGLE:
-                message = message.replace(f"'{f}'", _flag(f))
+                message = message.replace(f"'{f}'", flag(f))
             raise InputError(message) from None
     pool = workers(ns)
     from ..audit.report import report_table, summary  # once the flags are read: a typo answers at once

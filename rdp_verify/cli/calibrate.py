@@ -33,6 +33,10 @@ def _problem(ns: argparse.Namespace) -> Problem:
         fields.pop("dataset_size", None)
     fields[unknown] = "1"  # stands in for the unknown while the run is parsed
     (phase, _), = run_from_flags(fields)
+    if not phase.default:
+        raise UsageError("calibrate solves runs with Poisson sampling and add-remove neighbours only; for "
+                         f"--sampler {phase.sampler} --neighbours {phase.neighbours} bracket candidate runs with "
+                         "rdp-verify dp")
     target = parse_epsilon(ns.target_epsilon, "--target-epsilon", positive=True)
     delta = parse_delta(ns.delta)
     given = {"q": phase.q, "sigma": phase.sigma, "steps": phase.steps}

@@ -14,12 +14,12 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from ..audit.claims import parse_run
 from ..foundations.atomic import check_writable, write_atomic
 from ..foundations.cluster import INSTALL, ClusterSpec
 from ..foundations.figures import FORMATS, require_matplotlib
-from ..foundations.inputs import InputError, Phase
+from ..foundations.inputs import InputError
 from ..foundations.parallel import Pool
+from ..foundations.run import NEIGHBOURS, PHASE_FIELDS, SAMPLERS, Phase, parse_run
 
 __all__ = ["UsageError", "Parser", "Output", "OUTPUT_KINDS", "check_outputs", "emit", "split_list", "jobs",
            "add_run_arguments", "PHASE_FLAGS", "flag", "run_from_flags", "add_parallel_arguments", "workers"]
@@ -97,7 +97,7 @@ def split_list(text: str, name: str) -> list[str]:
     return parts
 
 
-PHASE_FLAGS = ("q", "batch_size", "dataset_size", "sigma", "steps", "epochs", "step_convention")
+PHASE_FLAGS = PHASE_FIELDS
 
 
 def flag(field: str) -> str:
@@ -106,7 +106,7 @@ def flag(field: str) -> str:
 
 
 def run_from_flags(fields: dict[str, Any]) -> list[tuple[Phase, str]]:
-    """:func:`~rdp_verify.audit.claims.parse_run` of the run flags, its errors naming flags, not fields."""
+    """:func:`~rdp_verify.foundations.run.parse_run` of the run flags, its errors naming flags, not fields."""
     try:
         return parse_run(fields)
     except InputError as exc:
@@ -117,9 +117,14 @@ def run_from_flags(fields: dict[str, Any]) -> list[tuple[Phase, str]]:
 
 
 def add_run_arguments(group: Any, steps_help: str, conventions: tuple[str, ...]) -> None:
-    """The flags that describe a DP-SGD run (one phase), shared by ``audit`` and ``dp``."""
-    group.add_argument("--q", help="sampling rate in (0, 1], e.g. 0.01 or 256/60000")
-    group.add_argument("--batch-size", dest="batch_size", help="expected batch size; q = batch size / dataset size")
+    """The flags that describe a DP-SGD run (:data:`~rdp_verify.foundations.run.PHASE_FIELDS`), shared by
+    ``audit``, ``dp`` and ``calibrate``."""
+    group.add_argument("--sampler", help=f"how batches are drawn: {', '.join(SAMPLERS)} (default poisson; the "
+                       "others need --batch-size and --dataset-size)")
+    group.add_argument("--neighbours", help=f"neighbouring datasets: {', '.join(NEIGHBOURS)} (default add-remove)")
+    group.add_argument("--q", help="sampling rate in (0, 1], e.g. 0.01 or 256/60000 (Poisson sampling)")
+    group.add_argument("--batch-size", dest="batch_size",
+                       help="batch size (expected, for Poisson); q = batch size / dataset size")
     group.add_argument("--dataset-size", dest="dataset_size", help="number of training records N")
     group.add_argument("--sigma", help="noise multiplier (noise std / clipping norm)")
     group.add_argument("--steps", help=steps_help)

@@ -9,14 +9,15 @@ from typing import Any, Callable, Mapping, Sequence
 from ..foundations.decimals import decimal_text
 from ..foundations.inputs import (
     InputError,
-    Phase,
     fraction_text,
     parse_alphas,
     parse_delta,
     parse_q,
     parse_sigma,
     parse_steps,
+    parse_whole,
 )
+from ..foundations.run import Phase
 from ..reference import golden_dp
 from ..reference.dp_peers import DP_PEERS, load_dp
 from ..reference.grid import Grid
@@ -61,6 +62,8 @@ def _dp_grid(ns: argparse.Namespace) -> tuple[list[Any], str] | None:
         raise UsageError("--alpha is for RDP peers: with --dp give --steps and --delta")
     given = [ns.q, ns.sigma, ns.steps, ns.delta]
     if not any(given):
+        if ns.neighbours or ns.dataset_size:
+            raise UsageError("--neighbours and --dataset-size describe a grid: give --q, --sigma, --steps and --delta")
         return None
     if not all(given):
         raise UsageError("with --dp give all of --q, --sigma, --steps and --delta, or none (the default grid)")
@@ -68,12 +71,22 @@ def _dp_grid(ns: argparse.Namespace) -> tuple[list[Any], str] | None:
     sigmas = [parse_sigma(x) for x in split_list(ns.sigma, "sigma")]
     steps = [parse_steps(x) for x in split_list(ns.steps, "steps")]
     deltas = [parse_delta(x) for x in split_list(ns.delta, "delta")]
+    neighbours = ns.neighbours or "add-remove"
+    size = None if ns.dataset_size is None else parse_whole(ns.dataset_size, "--dataset-size")
     from ..curves.accountant import check_run
 
-    check_run([Phase(qs[0], sigmas[0], max(steps))])
+    if size is None:
+        check_run([Phase(qs[0], sigmas[0], max(steps), neighbours=neighbours)])
+    else:  # fixed-size batches of q·N: refused here if no proof covers them (add/remove) or q·N is not whole
+        for q in qs:
+            if (q * size).denominator != 1:
+                raise UsageError(f"--q {fraction_text(q)} times --dataset-size {size} is not a whole batch size")
+        check_run([Phase(qs[0], sigmas[0], max(steps), "fixed", neighbours, int(qs[0] * size), size)])
+    kind = ("" if neighbours == "add-remove" and size is None else
+            f" ({'fixed batches of q x ' + str(size) if size else 'poisson'}, {neighbours})")
     text = (f"q {', '.join(map(fraction_text, qs))} x sigma {', '.join(map(fraction_text, sigmas))} x steps "
-            f"{', '.join(map(str, steps))} x delta {', '.join(decimal_text(d, 3) for d in deltas)}")
-    return [qs, sigmas, steps, deltas], text
+            f"{', '.join(map(str, steps))} x delta {', '.join(decimal_text(d, 3) for d in deltas)}{kind}")
+    return [qs, sigmas, steps, deltas, {"neighbours": neighbours, "dataset_size": size}], text
 
 
 def _report(ns: argparse.Namespace, names: list[str], loader: Callable[[str], Any],
@@ -102,15 +115,16 @@ def cmd_compare(ns: argparse.Namespace) -> int:
         def compute_dp(names: list[str], pool: Any) -> tuple[list[Any], str]:
             if grid is None:
                 targets = dp_compare.default_targets()
-                text = (f"{len(golden_dp.RUNS)} runs x delta {', '.join(golden_dp.DELTAS)} "
-                        "(the golden (epsilon, delta) rows; docs/library-authors.md)")
+                text = (f"{len(golden_dp.RUNS) + len(golden_dp.SAMPLER_RUNS)} runs x delta "
+                        f"{', '.join(golden_dp.DELTAS)} (the golden (epsilon, delta) rows; docs/library-authors.md)")
             else:
-                targets, text = dp_compare.grid_targets(*grid[0], pool), grid[1]
+                *axes, kind = grid[0]
+                targets, text = dp_compare.grid_targets(*axes, pool, **kind), grid[1]
             return dp_compare.compare_dp(names, targets, pool), text
 
         return _report(ns, names, load_dp, compute_dp, dp_compare.summary, dp_compare.plot, ("unsafe", "failed"))
-    if ns.steps or ns.delta:
-        raise UsageError("--steps and --delta need --dp (the (epsilon, delta) comparison)")
+    if ns.steps or ns.delta or ns.neighbours or ns.dataset_size:
+        raise UsageError("--steps, --delta, --neighbours and --dataset-size need --dp (the (epsilon, delta) comparison)")
     names = _names(ns.against, PEERS)
     q = tuple(map(parse_q, split_list(ns.q, "q"))) if ns.q else None
     sigma = tuple(map(parse_sigma, split_list(ns.sigma, "sigma"))) if ns.sigma else None
@@ -143,7 +157,9 @@ def register(subparsers: Any) -> None:
             "opacus_rdp, opacus_prv, autodp) on whole runs (q, sigma, steps) at delta, against proven epsilon(delta)\n"
             "brackets [lo, hi]: exact (lo <= x <= hi + the peer's stated error), conservative (above),\n"
             "unsafe (x < lo: the claim (x, delta)-DP is false) and failed (inf, NaN or raised). Default\n"
-            "grid: the golden (epsilon, delta) rows (certificates/golden-dp-v2.csv)."
+            "grid: the golden (epsilon, delta) rows (certificates/golden-dp-v3.csv). Replace-one runs\n"
+            "(--neighbours replace-one) go to dp_accounting_pld_replace_one, fixed-size batches\n"
+            "(--dataset-size N: batches of q*N) to dp_accounting_rdp_fixed; each peer sees only its kind."
         ),
         epilog=("Exit codes: 0 every point exact or conservative, 1 some point unsafe or non-finite, 2 bad input.\n"
                 "Example: rdp-verify compare --against dp_accounting_rdp,opacus_rdp --jobs 2 --plot compare.png\n"
@@ -159,6 +175,11 @@ def register(subparsers: Any) -> None:
                         "(classes exact, conservative, unsafe, failed)")
     p.add_argument("--steps", help="with --dp: numbers of steps, comma list (default grid: see above)")
     p.add_argument("--delta", help="with --dp: deltas, comma list")
+    p.add_argument("--neighbours", choices=("add-remove", "replace-one"),
+                   help="with --dp: the neighbour relation of the grid's runs (default add-remove)")
+    p.add_argument("--dataset-size", dest="dataset_size",
+                   help="with --dp: fixed-size batches of q*N from N records instead of Poisson sampling (needs "
+                        "--neighbours replace-one)")
     p.add_argument("--q", help="sampling rates, comma list (default: 1e-4,1e-3,0.01,0.1,0.5)")
     p.add_argument("--sigma", help="noise multipliers, comma list (default: 0.5,1,2.5,5,10,25,50,100)")
     p.add_argument("--alpha", help="orders, comma list (default: 1.01,1.1,...,1.5, 2 to 100 step 0.5, 128 to 2048)")

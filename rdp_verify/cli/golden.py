@@ -37,13 +37,13 @@ def cmd_golden(ns: argparse.Namespace) -> int:
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "golden",
-        help="regenerate the golden vectors bit for bit (certificates/golden-v1.csv; --dp: golden-dp-v2.csv)",
+        help="regenerate the golden vectors bit for bit (certificates/golden-v1.csv; --dp: golden-dp-v3.csv)",
         description=(
             "Compute the golden dataset: proven epsilon_alpha intervals of one SGM step on the\n"
             f"documented grid ({golden.GRID.describe()}), as CSV with a comment header.\n"
             "No timestamps or machine-dependent fields: the output does not depend on --jobs or --cluster.\n"
             "With --grid, the rows of any grid go to a directory of chunks with a manifest (docs/cluster.md).\n"
-            f"With --dp: the golden (epsilon, delta) vectors ({len(golden_dp.RUNS)} runs x delta "
+            f"With --dp: the golden (epsilon, delta) vectors ({len(golden_dp.RUNS) + len(golden_dp.SAMPLER_RUNS)} runs x delta "
             f"{', '.join(golden_dp.DELTAS)}), regenerated bit for bit by: {golden_dp.COMMAND}"
         ),
         epilog=(f"Examples: {golden.COMMAND} --jobs 2\n"
@@ -54,7 +54,7 @@ def register(subparsers: Any) -> None:
     p.add_output("--out", kind=_out_kind, metavar="FILE",
                  help="write the CSV to FILE (atomically) instead of stdout; with --grid, the dataset's directory")
     p.add_argument("--dp", action="store_true",
-                   help="the golden (epsilon, delta) vectors instead (certificates/golden-dp-v2.csv): proven "
+                   help="the golden (epsilon, delta) vectors instead (certificates/golden-dp-v3.csv): proven "
                         "epsilon(delta) brackets of whole runs; about two minutes")
     add_parallel_arguments(p, "the rows")
     add_dataset_arguments(p)

@@ -58,7 +58,6 @@ from flint import arb, ctx
 
 from ..foundations.inputs import (
     InputError,
-    Phase,
     check_delta,
     check_epsilon,
     check_steps,
@@ -66,10 +65,12 @@ from ..foundations.inputs import (
     fraction_text,
 )
 from ..foundations.results import arb_to_bounded, to_arb
+from ..foundations.run import Phase, run_family
 from .compose import PLD, Budget, compose, delta_at, epsilon_root, products_needed
 from .discretize import StepPLD, discretize, grid_range, loss_scale
 from .gaussian import GaussianCurve, is_gaussian_run
 from .options import DEFAULT_TOLERANCE, DELTA_MIN
+from .per_epoch import PerEpochBounds, is_per_epoch_run
 
 __all__ = ["DIRECTIONS", "Settings", "Curves", "Bracket", "compose_run",
            "delta_bracket", "epsilon_bracket", "bracket", "check_run", "default_settings", "initial_step"]
@@ -118,8 +119,8 @@ class Curves:
         key = (direction, bound)
         if key not in self.plds:
             start = time.perf_counter()
-            by_pair = {(s.q, s.sigma): s for s in self.steps}
-            parts = [(_single(by_pair[(p.q, p.sigma)], direction, bound), p.steps) for p in self.phases]
+            by_pair = {(s.pair, s.q, s.sigma): s for s in self.steps}
+            parts = [(_single(by_pair[step_key(p)], direction, bound), p.steps) for p in self.phases]
             self.plds[key] = compose(parts, self.budget)
             self.seconds += time.perf_counter() - start
         return self.plds[key]
@@ -140,11 +141,13 @@ class Bracket:
     lower: Fraction
     upper: Fraction | None
     by_direction: dict[str, tuple[Fraction, Fraction | None]]
-    curves: Curves | GaussianCurve
+    curves: Curves | GaussianCurve | PerEpochBounds
     refinements: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def method(self) -> str:
+        if isinstance(self.curves, PerEpochBounds):
+            return "per-epoch bounds"
         return "closed form" if isinstance(self.curves, GaussianCurve) else "discrete pairs"
 
     def relative_width(self) -> Fraction | None:
@@ -156,7 +159,8 @@ class Bracket:
 
 
 def check_run(phases: Sequence[Phase]) -> tuple[Phase, ...]:
-    """The phases, refused if empty or beyond the supported total number of steps."""
+    """The phases, refused if empty, beyond the supported total number of steps, or mixing neighbour
+    relations or per-epoch samplers with others (:func:`~rdp_verify.foundations.run.run_family`)."""
     phases = tuple(phases)
     if not phases:
         raise InputError("a run needs at least one phase")
@@ -164,6 +168,7 @@ def check_run(phases: Sequence[Phase]) -> tuple[Phase, ...]:
         if not isinstance(p, Phase):
             raise InputError("phases must be Phase objects")
     check_steps(sum(p.steps for p in phases), "steps")  # in all, for privacy curves
+    run_family(phases)
     return phases
 
 
@@ -199,12 +204,23 @@ def default_settings(phases: Sequence[Phase], grid_step: Fraction, delta_scale: 
                     tail=_short(allowance / (10 * steps)))
 
 
+def step_key(phase: Phase) -> tuple[str, Fraction, Fraction]:
+    """(pair, q, σ) of a phase's step: the one-step pairs that bound it (:data:`~rdp_verify.curves.discretize.PAIRS`)."""
+    if phase.neighbours == "add-remove":
+        if phase.sampler != "poisson":
+            raise InputError(f"sampler {phase.sampler} with add-remove neighbours has no discretised pair")
+        return "sgm", phase.q, phase.sigma
+    if phase.sampler not in ("poisson", "fixed"):
+        raise InputError(f"sampler {phase.sampler} has no discretised pair")
+    return ("replace-one" if phase.sampler == "poisson" else "fixed-replace-one"), phase.q, phase.sigma
+
+
 def initial_step(phases: Sequence[Phase], tail: Fraction) -> Fraction:
     """The first grid step (module docstring): per distinct step, a twentieth of the loss's standard
     deviation, clamped to [range/20000, range/400]; the smallest over the steps, rounded to a nice decimal."""
     steps = []
-    for q, sigma in dict.fromkeys((p.q, p.sigma) for p in phases):
-        width, spread = loss_scale(q, sigma, tail)
+    for pair, q, sigma in dict.fromkeys(step_key(p) for p in phases):
+        width, spread = loss_scale(q, sigma, tail, pair)
         steps.append(min(max(spread / 20, width / 20000), width / 400))
     return _nice_below(min(steps))
 
@@ -212,11 +228,11 @@ def initial_step(phases: Sequence[Phase], tail: Fraction) -> Fraction:
 Mapper = Callable[[Callable[[Any], Any], list[Any]], Iterable[Any]]
 
 
-def _discretize_step(args: tuple[Fraction, Fraction, Settings]) -> StepPLD:
-    """One distinct (q, σ) step of a run, discretised with the run's settings (a picklable task)."""
-    q, sigma, settings = args
-    grid = grid_range(q, sigma, settings.grid_step, settings.tail)
-    return discretize(q, sigma, grid, settings.bits, budget=10 * settings.tail)
+def _discretize_step(args: tuple[str, Fraction, Fraction, Settings]) -> StepPLD:
+    """One distinct (pair, q, σ) step of a run, discretised with the run's settings (a picklable task)."""
+    pair, q, sigma, settings = args
+    grid = grid_range(q, sigma, settings.grid_step, settings.tail, pair)
+    return discretize(q, sigma, grid, settings.bits, budget=10 * settings.tail, pair=pair)
 
 
 def compose_run(phases: Sequence[Phase], settings: Settings, mapper: Mapper = map) -> Curves:
@@ -227,8 +243,8 @@ def compose_run(phases: Sequence[Phase], settings: Settings, mapper: Mapper = ma
     """
     phases = check_run(phases)
     start = time.perf_counter()
-    pairs = dict.fromkeys((p.q, p.sigma) for p in phases)
-    steps = list(mapper(_discretize_step, [(q, sigma, settings) for q, sigma in pairs]))
+    pairs = dict.fromkeys(step_key(p) for p in phases)
+    steps = list(mapper(_discretize_step, [(pair, q, sigma, settings) for pair, q, sigma in pairs]))
     total_steps = sum(p.steps for p in phases)
     budget = Budget(int(settings.truncation * 2 ** settings.bits), total_steps,
                     products_needed([p.steps for p in phases]))
@@ -253,14 +269,14 @@ def _exact(x: arb) -> Fraction:
     return arb_to_bounded(x).value
 
 
-def delta_bracket(curves: Curves | GaussianCurve, epsilon: Fraction) -> Bracket:
+def delta_bracket(curves: Curves | GaussianCurve | PerEpochBounds, epsilon: Fraction) -> Bracket:
     """Proven [δ_lower(ε), δ_upper(ε)] of the run at ε (module docstring).
 
     A direction's lower bound is composed only if its upper bound exceeds the best lower bound so
     far: otherwise it cannot raise max(δ_remove, δ_add)'s lower end.
     """
     epsilon = check_epsilon(epsilon)
-    if isinstance(curves, GaussianCurve):  # both directions have the same curve
+    if isinstance(curves, (GaussianCurve, PerEpochBounds)):  # both directions have the same bounds
         low, up = curves.delta_bounds(epsilon)
         return Bracket(low, up, {d: (low, up) for d in DIRECTIONS}, curves)
     with ctx.workprec(curves.prec):  # ends of balls are rounded at the working precision
@@ -308,13 +324,13 @@ def _verified_root(p: PLD, delta: Fraction, prec: int, side: str) -> Fraction | 
     return Fraction(0)
 
 
-def epsilon_bracket(curves: Curves | GaussianCurve, delta: Fraction) -> Bracket:
+def epsilon_bracket(curves: Curves | GaussianCurve | PerEpochBounds, delta: Fraction) -> Bracket:
     """Proven [ε_lower(δ), ε_upper(δ)] of the run (module docstring); upper None means no finite bound.
 
     As in :func:`delta_bracket`, a direction's lower bound is composed only when it could decide.
     """
     delta = check_delta(delta)
-    if isinstance(curves, GaussianCurve):
+    if isinstance(curves, (GaussianCurve, PerEpochBounds)):
         low, up = curves.epsilon_bounds(delta)
         return Bracket(low, up, {d: (low, up) for d in DIRECTIONS}, curves)
     with ctx.workprec(curves.prec):
@@ -377,8 +393,8 @@ def bracket(phases: Sequence[Phase], *, delta: Fraction | None = None, epsilon: 
     else:
         epsilon = check_epsilon(epsilon)
     tol = check_tolerance(tolerance)
-    if is_gaussian_run(phases):
-        curve = GaussianCurve(phases)
+    if is_gaussian_run(phases) or is_per_epoch_run(phases):
+        curve = GaussianCurve(phases) if is_gaussian_run(phases) else PerEpochBounds(phases)
         return epsilon_bracket(curve, delta) if delta is not None else delta_bracket(curve, epsilon)
 
     def evaluate(s: Settings) -> Bracket:
@@ -394,6 +410,7 @@ def bracket(phases: Sequence[Phase], *, delta: Fraction | None = None, epsilon: 
     h = initial_step(phases, default_settings(phases, Fraction(1), scale).tail) * coarsen
     history: list[dict[str, Any]] = []
     best: Bracket | None = None
+    structural = any(step_key(p)[0] == "fixed-replace-one" for p in phases)
     collapsed = 0
     for attempt in range(MAX_REFINEMENTS + 1):
         s = default_settings(phases, h, scale, rung)
@@ -414,10 +431,13 @@ def bracket(phases: Sequence[Phase], *, delta: Fraction | None = None, epsilon: 
             if result.upper is not None and result.upper <= DELTA_MIN:  # below the supported δ: no finer grid helps
                 best = result if best is None or width <= _relative_width(best) else best
                 break
+        previous = _relative_width(best) if best is not None else math.inf
         if best is None or width <= _relative_width(best):
             best = result
         if width <= float(tol):
             break
+        if structural and width > 0.75 * previous:
+            break  # fixed-size replace-one: the width is the gap between two different pairs, not the grid's
         # width ∝ h² once the grid resolves the curve; a very wide bracket is not there yet: a quarter of h, and
         # after two such grids in a row the lower end is out of reach of any grid that fits
         collapsed = collapsed + 1 if width >= 0.5 else 0

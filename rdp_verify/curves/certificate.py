@@ -34,11 +34,13 @@ from .. import __version__
 from ..certificates.certificate import check_against, seal
 from ..certificates.fields import FieldPolicy
 from ..foundations.decimals import decimal_text
-from ..foundations.inputs import InputError, Phase, fraction_text, parse_q, parse_rational, parse_run_sigma
-from .accountant import DEFAULT_TOLERANCE, Bracket, Curves, Settings, bracket, delta_bracket
+from ..foundations.inputs import InputError, fraction_text, parse_rational
+from ..foundations.run import Phase, run_family
+from .accountant import DEFAULT_TOLERANCE, Bracket, Curves, Settings, bracket, delta_bracket, epsilon_bracket
 from .crosscheck import Estimate, estimate_delta
 from .discretize import precision
-from .gaussian import GaussianCurve
+from .gaussian import GaussianCurve, is_gaussian_run
+from .per_epoch import PerEpochBounds, Test, is_per_epoch_run
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "SCHEMA", "POLICY", "NOT_VERIFIED", "certify_run", "certificate_of",
            "check_run_certificate", "recompute", "compare", "self_consistency", "verdict_of", "DIGITS"]
@@ -54,6 +56,8 @@ MECHANISM = "adaptive composition of the Sampled Gaussian Mechanism SG_{q,sigma}
 NOT_VERIFIED = ("software.rdp_verify", "work.refinements.**", "cross_check.details.saddle_point",
                 "cross_check.details.cut", "cross_check.details.mu")
 
+ASSUMPTIONS_BY_FAMILY: dict[str, dict[str, str]] = {}  # filled below ASSUMPTIONS (the Poisson add/remove default)
+
 ASSUMPTIONS = {
     "sampling": "Poisson sampling with rate q in every step (each record joins each batch independently)",
     "neighbours": "add/remove-one: both directions, (mu, mu0) and (mu0, mu), are bracketed and the larger is reported",
@@ -61,6 +65,29 @@ ASSUMPTIONS = {
     "composition": ("adaptive composition of the steps: the product of the dominating pairs dominates it "
                     "(Zhu, Dong, Wang 2022, Theorem 10)"),
 }
+
+ASSUMPTIONS_BY_FAMILY.update({
+    "add-remove": ASSUMPTIONS,
+    "replace-one": {
+        "sampling": ("Poisson sampling with rate q, or a uniformly drawn batch of b of N records (q = b/N) in every "
+                     "step, as each phase states"),
+        "neighbours": ("replace-one: one record replaced by another, N public; the pairs are symmetric, both orders "
+                       "are bracketed"),
+        "sensitivity": ("every clipped gradient has l2 norm at most 1, so replacing a record moves the sum by at most "
+                        "2 (twice the add/remove sensitivity; dp_accounting's noise_multiplier for REPLACE_ONE events "
+                        "is relative to that 2); sigma is the noise std / clipping norm"),
+        "composition": ASSUMPTIONS["composition"],
+    },
+    "per-epoch": {
+        "sampling": ("shuffle: a fresh uniformly random permutation each epoch, cut into N/b batches; balls-in-bins: "
+                     "each record in one uniformly random step of the epoch's N/b, independently"),
+        "neighbours": ("add-remove is read as zero-out (the record replaced by one with gradient 0, N fixed); "
+                       "replace-one as the record replaced in its own position"),
+        "sensitivity": "l2-sensitivity 1 (zero-out) or 2 (replace-one); sigma is the noise std / clipping norm",
+        "composition": ("the upper end holds for any sampler in which each record joins at most one batch per epoch; "
+                        "the lower end assumes a fresh permutation or allocation each epoch"),
+    },
+})
 
 PROOFS = {
     "discrete pairs": {
@@ -75,6 +102,29 @@ PROOFS = {
                   "rounded down and mass cut off dropped, so every delta read off is a lower bound; below "
                   "epsilon_lower the true curve is proven above delta."),
         "directions": "delta(epsilon) = max over the add and remove directions; both are bracketed",
+    },
+    "discrete pairs (replace-one)": {
+        "upper": ("Connect-the-dots, as for add/remove, applied per step to a symmetric pair that dominates it: for "
+                  "Poisson sampling the mixture pair ((1-q)N(0,s^2) + qN(-1,s^2), (1-q)N(0,s^2) + qN(1,s^2)) (Zhu, Dong, "
+                  "Wang 2022; Lebeda, Regehr, Kamath, Steinke 2024); for fixed-size batches the symmetrised remove curve "
+                  "of SG(b/N, sigma/2) (advanced joint convexity, Balle, Barthe, Gaboardi 2018, Theorem 2). Composed by "
+                  "exact integer convolution, masses rounded up (Zhu, Dong, Wang 2022, Theorem 10)."),
+        "lower": ("Lowered chords below the same mixture pair (Poisson: it is attained by a pair of neighbouring "
+                  "datasets); for fixed-size batches below the remove and add pairs of SG(b/N, sigma/2), which an "
+                  "explicit pair of neighbouring datasets attains in every step. Masses rounded down."),
+        "directions": "the upper pair is symmetric; the lower end is the larger of the two orders",
+    },
+    "per-epoch bounds": {
+        "upper": ("No amplification: each record joins at most one batch per epoch, so the run is dominated by the "
+                  "Gaussian mechanism with mu^2 = sum ceil(T_i / (N_i/b_i)) Delta^2 / sigma_i^2 (Dong, Roth, Su 2022, "
+                  "Corollary 3.3; joint convexity over the permutations), whose curve is the Balle & Wang closed form "
+                  "(2018, Theorem 8), evaluated in Arb."),
+        "lower": ("An explicit pair of neighbouring datasets (after Chua et al. 2024, ICML, Section 4): constant "
+                  "gradients, every other record's gradient c, the differing record's 1 against 0 (zero-out) or -1 "
+                  "(replace-one). The count of full epochs whose largest noisy step sum exceeds a threshold is "
+                  "Binomial with exact success probabilities; a test on it bounds delta(epsilon) from below. "
+                  "Binomial tails by Arb's regularized incomplete beta; settings.lower_tests records the tests."),
+        "directions": "both orders of the pair are tried; the upper end is symmetric",
     },
     "closed form": {
         "upper": ("q = 1 in every phase: the run is the Gaussian mechanism with mu^2 = sum T_i/sigma_i^2 (Dong, Roth, "
@@ -93,7 +143,7 @@ def _interval(lower: Fraction, upper: Fraction | None) -> dict[str, str | None]:
 
 
 def _phases_json(phases: Sequence[Phase]) -> list[dict[str, Any]]:
-    return [{"q": fraction_text(p.q), "sigma": fraction_text(p.sigma), "steps": p.steps} for p in phases]
+    return [p.to_json() for p in phases]
 
 
 def _width(lower: Fraction, upper: Fraction | None) -> Fraction | None:
@@ -177,18 +227,36 @@ def verdict_of(quantity: str, bracket_json: dict[str, Any], cross: dict[str, Any
     return "certified", f"both ends proven and finite, {how}"
 
 
-def _settings_json(curves: Curves | GaussianCurve) -> dict[str, Any]:
+def _settings_json(curves: Curves | GaussianCurve | PerEpochBounds) -> dict[str, Any]:
+    if isinstance(curves, PerEpochBounds):
+        return {"mu_squared_upper": fraction_text(curves.mu_squared),
+                "lower_tests": [t.to_json() for t in (curves.given if curves.given is not None else curves.tests)]}
     if isinstance(curves, GaussianCurve):
         return {"mu_squared": fraction_text(curves.mu_squared)}
     s = curves.settings
     return {**s.to_json(), "arb_precision_bits": precision(s.bits, s.grid_step),
             "grids": [{"q": fraction_text(st.q), "sigma": fraction_text(st.sigma),
-                       "anchor": fraction_text(st.grid.anchor), "k_lo": st.grid.k_lo, "k_hi": st.grid.k_hi}
+                       "anchor": fraction_text(st.grid.anchor), "k_lo": st.grid.k_lo, "k_hi": st.grid.k_hi,
+                       **({} if st.pair == "sgm" else {"pair": st.pair})}
                       for st in curves.steps]}
 
 
+def _proofs(result: Bracket) -> dict[str, str]:
+    if result.method == "discrete pairs" and run_family(result.curves.phases) == "replace-one":
+        return PROOFS["discrete pairs (replace-one)"]
+    return PROOFS[result.method]
+
+
+def _mechanism(phases: Sequence[Phase]) -> str:
+    if all(p.default for p in phases):
+        return MECHANISM
+    samplers = ", ".join(dict.fromkeys(p.sampler for p in phases))
+    return (f"adaptive composition of noisy clipped-gradient sums (Gaussian noise, multiplier sigma) over the steps "
+            f"of a run, batches drawn by {samplers}, {phases[0].neighbours} neighbours")
+
+
 def _work_json(result: Bracket) -> dict[str, Any]:
-    if isinstance(result.curves, GaussianCurve):
+    if isinstance(result.curves, (GaussianCurve, PerEpochBounds)):
         return {"grid_points_per_step": [], "composed_length": 0, "refinements": []}
     return {"grid_points_per_step": [s.grid.size for s in result.curves.steps],
             "composed_length": result.curves.longest(),
@@ -214,6 +282,8 @@ def certificate_of(result: Bracket, *, delta: Fraction | None = None, epsilon: F
                    tolerance: Fraction = DEFAULT_TOLERANCE) -> dict[str, Any]:
     """Cross-check a computed bracket and seal it (see :func:`certify_run`)."""
     tolerance = Fraction(tolerance)
+    if isinstance(result.curves, PerEpochBounds):  # the cross-check point uses the bracket's own tests
+        result.curves.given = tuple(result.curves.tests)
     point = _check_point(result, epsilon)
     proven = _proven_at(result, point, given_epsilon=epsilon is not None)
     reference = delta if delta is not None else proven[0]
@@ -224,16 +294,16 @@ def certificate_of(result: Bracket, *, delta: Fraction | None = None, epsilon: F
     cert = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
-        "mechanism": MECHANISM,
+        "mechanism": _mechanism(result.curves.phases),
         "inputs": {"phases": _phases_json(result.curves.phases),
                    **({"delta": fraction_text(delta)} if delta is not None else {"epsilon": fraction_text(epsilon)}),
                    "tolerance": fraction_text(tolerance)},
-        "assumptions": ASSUMPTIONS,
+        "assumptions": ASSUMPTIONS_BY_FAMILY[run_family(result.curves.phases)],
         "method": result.method,
         "settings": _settings_json(result.curves),
         quantity: printed,
         "directions": {d: _interval(lo, up) for d, (lo, up) in sorted(result.by_direction.items())},
-        "proofs": PROOFS[result.method],
+        "proofs": _proofs(result),
         "cross_check": cross,
         "work": _work_json(result),
         "verdict": verdict,
@@ -261,17 +331,25 @@ def recompute(cert: dict[str, Any]) -> dict[str, Any]:
     """The certificate of the bracket recomputed from ``cert``'s inputs with its recorded settings (the grid
     ranges are recomputed from them): raises InputError on bad inputs."""
     inp = cert["inputs"]
-    phases = [Phase(parse_q(p["q"]), parse_run_sigma(p["sigma"]), p["steps"]) for p in inp["phases"]]
+    phases = [Phase.from_json(p) for p in inp["phases"]]
     delta = parse_rational(inp["delta"], "delta") if "delta" in inp else None
     epsilon = parse_rational(inp["epsilon"], "epsilon") if "epsilon" in inp else None
     tolerance = parse_rational(inp["tolerance"], "tolerance")
     s = cert["settings"]
+    if "lower_tests" in s:  # per-epoch bounds: re-prove the recorded tests (their search is a heuristic)
+        tests = tuple(Test(t["phase"], t["order"], parse_rational(t["threshold"], "threshold"), t["count"],
+                           parse_rational(t["others_gradient"], "others_gradient")) for t in s["lower_tests"])
+        if not is_per_epoch_run(phases) or is_gaussian_run(phases) or any(t.phase >= len(phases) for t in tests):
+            raise InputError("settings: lower tests for a run that is not bracketed by per-epoch bounds")
+        curves = PerEpochBounds(tuple(phases), given=tests)
+        result = epsilon_bracket(curves, delta) if delta is not None else delta_bracket(curves, epsilon)
+        return certificate_of(result, delta=delta, epsilon=epsilon, tolerance=tolerance)
     settings = None if "mu_squared" in s else Settings(
         parse_rational(s["grid_step"], "grid_step"), s["fixed_point_bits"],
         parse_rational(s["truncation_allowance"], "truncation_allowance"),
         parse_rational(s["single_step_tail"], "single_step_tail"))
-    if settings is not None and all(p.q == 1 for p in phases):
-        raise InputError("settings: a grid for a q = 1 run, which is bracketed in closed form")
+    if settings is not None and (all(p.q == 1 for p in phases) or is_per_epoch_run(phases)):
+        raise InputError("settings: a grid for a run that is bracketed in closed form or by per-epoch bounds")
     return certify_run(phases, delta=delta, epsilon=epsilon, tolerance=tolerance, settings=settings)
 
 

@@ -3,7 +3,9 @@
 Nothing here is shared with the bracket's computation (Arb curves, lattice PLDs, integer
 convolution, the closed form in Arb). The method depends on the run:
 
-* **q = 1 in every phase** (the Gaussian mechanism, μ² = Σ T_i/σ_i²): the composed privacy loss is
+* **q = 1 in every phase** (the Gaussian mechanism, μ² = Σ Δ²T_i/σ_i², Δ = 2 under replace-one), and
+  **shuffled or balls-in-bins runs**, whose upper end is the Gaussian with T_i the epochs begun (this checks
+  that end only: the lower end comes from a test whose δ is an exact finite sum): the composed privacy loss is
   N(μ²/2, μ²) under P in both directions, and δ(ε) = ∫_ε^∞ (1 − e^{ε−ℓ}) dN(μ²/2, μ²)(ℓ) by mpmath
   quadrature of the loss density (not the closed form the bracket uses).
 * **one step**: δ(ε) = ∫ (p(z) − e^ε·q(z))_+ dz over the densities of the remove and the add pair, by
@@ -11,6 +13,11 @@ convolution, the closed form in Arb). The method depends on the run:
 * **two steps**: δ(ε) = E_{z ~ P_1}[H_2(e^{ε − L_1(z)})], the second step's curve (closed form from Φ)
   at the first step's loss, by quadrature over z, with breakpoints where the argument crosses the
   second curve's non-analytic point (x = 1 − q_2 for remove, 1/(1 − q_2) for add).
+* **replace-one runs**, any number of steps: the Laplace inversion below, in the one direction (the
+  pairs are symmetric), with the loss of the mixture pair (Poisson) or of the symmetrised remove pair of
+  SG(q, σ/2) (fixed-size batches: its loss on L > 0, the mirror image and an atom at L = 0; the term in
+  which every step sits on its atom adds nothing to δ(ε) for ε ≥ 0 and is subtracted, so that the
+  integrand decays). For fixed-size batches this estimates the *upper* end's curve.
 * **three steps or more**: Laplace (Bromwich) inversion through the saddle point (the
   exponentially tilted contour of Alghamdi, Gomez, Asoodeh, Calmon, Kosut, Sankar, "The Saddle-Point
   Method in Differential Privacy", ICML 2023, Section 3). For Re u = c > 0,
@@ -53,8 +60,8 @@ from typing import Any, Callable, Sequence
 import mpmath
 import numpy as np
 
-from ..foundations.inputs import Phase
 from ..foundations.results import Bounded, mpf_to_fraction, to_mpf
+from ..foundations.run import Phase
 
 __all__ = ["Estimate", "estimate_delta"]
 
@@ -96,7 +103,17 @@ def _max_of(values: list[tuple[Any, Any]]) -> tuple[Any, Any, int]:
 # -- q = 1: the Gaussian mechanism ------------------------------------------------------------------
 
 def _gaussian(phases: Sequence[Phase], epsilon: Fraction) -> Estimate:
-    mu2 = sum(mpmath.mpf(p.steps) / to_mpf(p.sigma) ** 2 for p in phases)
+    """δ(ε) of the Gaussian mechanism the run is (q = 1), or that bounds it (per-epoch samplers: each record
+    in one step per epoch begun, no amplification), by quadrature of its loss density."""
+    def uses(p: Phase) -> int:  # the steps in which the record is used: every step, or once per epoch begun
+        if p.sampler in ("shuffle", "balls-in-bins"):
+            batches = p.dataset_size // p.batch_size
+            return -(-p.steps // batches)
+        return p.steps
+
+    # sensitivity 1 (add/remove) or 2 (replace-one: the sum moves by g(x) − g(x'))
+    mu2 = sum(mpmath.mpf(uses(p)) * (4 if p.neighbours == "replace-one" else 1) / to_mpf(p.sigma) ** 2
+              for p in phases)
     mu = mpmath.sqrt(mu2)
     eps = to_mpf(epsilon)
     lead = (eps - mu2 / 2) / mu  # where ε sits in the loss distribution N(μ²/2, μ²), in standard deviations
@@ -109,9 +126,10 @@ def _gaussian(phases: Sequence[Phase], epsilon: Fraction) -> Estimate:
     if lead < 0:
         marks.append(-lead * mu)  # the density's peak
     value, error = _quad(f, _pieces(marks, mpmath.mpf(0), mpmath.inf))
+    what = ("the no-amplification Gaussian bound: it checks the upper end" if any(uses(p) != p.steps for p in phases)
+            else "Gaussian mechanism, q = 1")
     return Estimate(_to_fraction(value), _to_fraction(error),
-                    "quadrature of the composed loss density N(mu^2/2, mu^2) (Gaussian mechanism, q = 1)",
-                    {"mu": mpmath.nstr(mu, 15)})
+                    f"quadrature of the composed loss density N(mu^2/2, mu^2) ({what})", {"mu": mpmath.nstr(mu, 15)})
 
 
 # -- one step -----------------------------------------------------------------------------------------
@@ -235,13 +253,36 @@ def _rule(edges: np.ndarray, nodes: np.ndarray = _NODES, weights: np.ndarray = _
 
 
 class _StepMGF:
-    """log M(u) of one SGM step (remove: E_{μ0}[w^{1+u}], add: E_{μ0}[w^{−u}]) for complex u, float64."""
+    """log M(u) = log E_P[e^{uL}] of one step's loss L, for complex u, float64, by kind:
+
+    * ``remove`` (SG(q, σ)): L = log w(z) under P = μ0·w: nodes (log w, log μ0 + log w);
+    * ``add``: L = −log w under P = μ0: nodes (−log w, log μ0);
+    * ``replace`` (replace-one, Poisson): L = log w(z) − log w(−z) under P = μ0·w;
+    * ``fixed`` (replace-one, fixed-size: the symmetrised remove pair of SG(q, σ/2)): the remove pair's loss
+      restricted to L > 0 (z > 1/2), mirrored to −L with weight e^{−L}, and an atom at L = 0 of mass
+      ``atom`` = 1 − P(L > 0) − Q(L > 0).
+
+    Each kind is a rule of nodes (loss ℓ_k, log weight λ_k) with M(u) = Σ_k e^{λ_k + u·ℓ_k}.
+    """
 
     def __init__(self, q: Fraction, sigma: Fraction, direction: str, drop: Fraction):
-        self.q, self.sigma, self.direction = float(q), float(sigma), direction
-        self.gaussian = q == 1  # log M = u(1 + u)/(2σ²) in both directions
+        self.kind = direction
+        sigma = sigma / 2 if direction == "fixed" else sigma
+        self.q, self.sigma = float(q), float(sigma)
+        self.gaussian = q == 1 and direction in ("remove", "add")  # log M = u(1 + u)/(2σ²) in both directions
         self.logit = math.log(self.q / (1 - self.q)) if q < 1 else math.inf
-        self.box = (-BOX * self.sigma, 1 + BOX * self.sigma) if self.gaussian else _box(q, sigma, direction, drop)
+        box_kind = "add" if direction == "add" else "remove"  # P's mixture weight on μ1: 0 or q
+        self.box = (-BOX * self.sigma, 1 + BOX * self.sigma) if self.gaussian else _box(q, sigma, box_kind, drop)
+        if direction == "replace":  # P = μ0·w(z) and Q = μ0·w(−z): both tails of z matter
+            self.box = (min(self.box[0], -self.box[1]), self.box[1])
+        if direction == "fixed":
+            self.box = (0.5, self.box[1])
+            with mpmath.workdps(20):
+                s, qm, half = to_mpf(sigma), to_mpf(q), mpmath.mpf(1) / 2
+                above = qm * mpmath.ncdf(-(half - 1) / s) + (1 - qm) * mpmath.ncdf(-half / s)  # P(L > 0)
+                self.atom = float(1 - above - mpmath.ncdf(-half / s))  # 1 − P(L > 0) − Q(L > 0)
+        else:
+            self.atom = 0.0
 
     def _log_w(self, z: np.ndarray) -> np.ndarray:
         """log(1 − q + q·e^r): log1p(q·expm1(r)) without cancellation, and for r > 700 (where expm1
@@ -252,21 +293,21 @@ class _StepMGF:
         return np.where(r <= 700.0, small, large)
 
     def _slope(self, z: np.ndarray | float) -> Any:
-        """d log w/dz = σ^−2·logistic(r + log(q/(1 − q)))."""
-        r = (2 * np.asarray(z) - 1) / (2 * self.sigma ** 2)
-        return 0.5 * (1 + np.tanh((r + self.logit) / 2)) / self.sigma ** 2
-
-    def _gamma(self, c: float) -> float:
-        return 1 + c if self.direction == "remove" else -c
+        """|dL/dz|: σ^−2·logistic(r + log(q/(1 − q))) for log w; the sum at z and −z for ``replace``."""
+        def one(v: Any) -> Any:
+            r = (2 * np.asarray(v) - 1) / (2 * self.sigma ** 2)
+            return 0.5 * (1 + np.tanh((r + self.logit) / 2)) / self.sigma ** 2
+        return one(z) + one(-np.asarray(z)) if self.kind == "replace" else one(z)
 
     def rule(self, s_max: float, fine: bool) -> tuple[np.ndarray, np.ndarray] | None:
-        """(log w at the nodes, log of the node weights × φ) on the box, panels of at most σ/4 on which
-        e^{is·log w} turns by at most TURN radians for |s| ≤ s_max; None beyond MAX_Z_NODES nodes."""
+        """(ℓ_k, λ_k) on the box, panels of at most σ/4 on which e^{is·ℓ} turns by at most TURN radians
+        for |s| ≤ s_max; None beyond MAX_Z_NODES nodes."""
         sig = self.sigma
         a, b = self.box
         edges = [a]
         while edges[-1] < b:
-            slope = float(self._slope(min(edges[-1] + sig / 4, b)))  # increasing in z: take the right end
+            right = min(edges[-1] + sig / 4, b)
+            slope = float(max(self._slope(right), self._slope(edges[-1])))  # monotone on each side of 0
             edges.append(min(edges[-1] + min(sig / 4, TURN / (1e-300 + s_max * slope)), b))
             if len(edges) * 24 > MAX_Z_NODES:
                 return None
@@ -274,7 +315,17 @@ class _StepMGF:
         if fine:
             edges = np.sort(np.concatenate([edges, (edges[:-1] + edges[1:]) / 2]))
         z, w = _rule(edges)
-        return self._log_w(z), np.log(w) - z * z / (2 * sig * sig) - np.log(sig * np.sqrt(2 * np.pi))
+        log_mu0 = np.log(w) - z * z / (2 * sig * sig) - np.log(sig * np.sqrt(2 * np.pi))
+        log_w = self._log_w(z)
+        if self.kind == "remove":
+            return log_w, log_mu0 + log_w
+        if self.kind == "add":
+            return -log_w, log_mu0
+        if self.kind == "replace":
+            return log_w - self._log_w(-z), log_mu0 + log_w
+        # fixed: ω(ℓ) on ℓ > 0, its mirror ω(−ℓ) = e^{−ℓ}ω(ℓ), and the atom at 0
+        return (np.concatenate([log_w, -log_w, [0.0]]),
+                np.concatenate([log_mu0 + log_w, log_mu0, [math.log(self.atom) if self.atom > 0 else -math.inf]]))
 
     def log_m(self, u: np.ndarray, c: float, s_max: float, fine: bool = False) -> np.ndarray | None:
         """log M(u) for complex u with Re u = c, |Im u| ≤ s_max (None: the z-rule would be too large)."""
@@ -283,16 +334,15 @@ class _StepMGF:
         rule = self.rule(s_max, fine)
         if rule is None:
             return None
-        log_w, log_weight = rule
-        # Re u = c for every u: the real tilt factors out, M(c + is) = e^top·Σ_k p_k·e^{±is·log w_k}
-        base = log_weight + self._gamma(c) * log_w
+        loss, log_weight = rule
+        # Re u = c for every u: the real tilt factors out, M(c + is) = e^top·Σ_k p_k·e^{is·ℓ_k}
+        base = log_weight + c * loss
         top = base.max()
         p = np.exp(base - top)
-        turn = (u.imag if self.direction == "remove" else -u.imag)  # Im γ: γ = 1 + u or −u
         out = np.empty(len(u), dtype=complex)
-        step = max(1, CHUNK // len(log_w))
+        step = max(1, CHUNK // len(loss))
         for i in range(0, len(u), step):
-            phase = np.outer(turn[i:i + step], log_w)
+            phase = np.outer(u.imag[i:i + step], loss)
             out[i:i + step] = np.cos(phase) @ p + 1j * (np.sin(phase) @ p)
         return top + np.log(out)
 
@@ -300,13 +350,12 @@ class _StepMGF:
         """Var of the loss under the tilted measure at real u = c (K_i''(c))."""
         if self.gaussian:
             return 1 / self.sigma ** 2
-        log_w, log_weight = self.rule(0.0, False)
-        gamma = self._gamma(c)
-        e = log_weight + gamma * log_w
+        loss, log_weight = self.rule(0.0, False)
+        e = log_weight + c * loss
         p = np.exp(e - e.max())
         p /= p.sum()
-        mean = (p * log_w).sum()
-        return float((p * (log_w - mean) ** 2).sum())
+        mean = (p * loss).sum()
+        return float((p * (loss - mean) ** 2).sum())
 
 
 def _box(q: Fraction, sigma: Fraction, direction: str, drop: Fraction) -> tuple[float, float]:
@@ -337,15 +386,23 @@ def _box(q: Fraction, sigma: Fraction, direction: str, drop: Fraction) -> tuple[
 
 
 class _Run:
-    """K(u) = Σ T_i·log M_i(u) of the composed loss in one direction, each step's P cut to its box."""
+    """K(u) = Σ T_i·log M_i(u) of the composed loss in one direction, each step's P cut to its box.
+
+    ``direction`` "remove" or "add" (add/remove runs), or "replace" (replace-one runs: each phase's kind
+    is ``replace`` for Poisson and ``fixed`` for fixed-size batches). ``atom`` = Π a_i^{T_i} is the mass
+    the composed pair puts on loss 0 through the ``fixed`` steps' atoms alone (left out of M).
+    """
 
     def __init__(self, phases: Sequence[Phase], direction: str, drop: Fraction):
-        counts: dict[tuple[Fraction, Fraction], int] = {}
+        counts: dict[tuple[str, Fraction, Fraction], int] = {}
         for p in phases:
-            counts[(p.q, p.sigma)] = counts.get((p.q, p.sigma), 0) + p.steps
+            kind = direction if direction != "replace" else ("fixed" if p.sampler == "fixed" else "replace")
+            counts[(kind, p.q, p.sigma)] = counts.get((kind, p.q, p.sigma), 0) + p.steps
         total = sum(counts.values())
-        self.parts = [(_StepMGF(q, s, direction, drop / total), t) for (q, s), t in counts.items()]
+        self.parts = [(_StepMGF(q, s, kind, drop / total), t) for (kind, q, s), t in counts.items()]
         self.dropped = float(drop)  # ≥ Σ T_i·(mass of step i outside its box): the change of δ it causes
+        atoms = [(step.atom, t) for step, t in self.parts]
+        self.atom = math.prod(a ** t for a, t in atoms) if all(a > 0 for a, _ in atoms) else 0.0
 
     def log_m(self, u: np.ndarray, c: float, s_max: float, fine: bool = False) -> np.ndarray | None:
         total = np.zeros(len(u), dtype=complex)
@@ -396,7 +453,10 @@ def _bromwich(phases: Sequence[Phase], epsilon: Fraction, direction: str,
         k = run.log_m(u, c, s_max, fine)
         if k is None:
             return None
-        return np.exp(k - u * eps - np.log(u * (1 + u)) - log_peak)  # scaled by the bound's peak
+        # the steps' atoms at loss 0 are part of M; the all-atom term (mass run.atom at total loss 0) adds
+        # nothing to δ(ε) for ε ≥ 0, and subtracting it lets the integrand decay
+        rest = -u * eps - np.log(u * (1 + u)) - log_peak  # scaled by the bound's peak
+        return np.exp(k + rest) - run.atom * np.exp(rest)
 
     # the s-integral on doubling segments [0, a], [a, 2a], ... (a = 1/σ_c) until the integrand is negligible,
     # each at two resolutions with the z-rule for its own largest s
@@ -458,8 +518,17 @@ def estimate_delta(phases: Sequence[Phase], epsilon: Fraction, delta_scale: Frac
     """
     steps = sum(p.steps for p in phases)
     with mpmath.workdps(DPS):
-        if all(p.q == 1 for p in phases):
+        if all(p.q == 1 or p.sampler in ("shuffle", "balls-in-bins") for p in phases):
             return _gaussian(phases, epsilon)
+    if any(p.neighbours == "replace-one" for p in phases):  # one symmetric pair: one direction
+        value, error, details = _bromwich(phases, epsilon, "replace", delta_scale)
+        if not (math.isfinite(value) and math.isfinite(error)):
+            return Estimate(Fraction(0), Fraction(1), "Laplace inversion through the saddle point (failed: no estimate)",
+                            details)
+        return Estimate(Fraction(value), Fraction(error),
+                        "Laplace inversion through the saddle point (double precision)",
+                        {"direction": "both (the replace-one pair is symmetric)", **details})
+    with mpmath.workdps(DPS):
         if steps == 1:
             return _single_step(phases[0], epsilon)
         if steps == 2:

@@ -59,11 +59,15 @@ import mpmath
 from flint import arb, ctx
 
 from ..foundations.results import to_arb
+from .replace_one import ReplaceOneCurve, SymmetrisedCurve, replace_loss_scale, replace_tail
 from .single_step import StepCurve
 
-__all__ = ["Grid", "StepPLD", "LowerPairError", "discretize", "grid_points", "grid_range", "anchor_for", "loss_scale",
+__all__ = ["PAIRS", "Grid", "StepPLD", "LowerPairError", "discretize", "grid_points", "grid_range", "anchor_for", "loss_scale",
            "precision"]
 
+# the one-step pairs: SG(q, σ) under add/remove; replace-one under Poisson sampling (the mixture pair); replace-one
+# with fixed-size batches (upper: the symmetrised remove curve of SG(q, σ/2); lower: SG(q, σ/2)'s own pairs)
+PAIRS = ("sgm", "replace-one", "fixed-replace-one")
 GUARD_BITS = 64  # Arb precision above the fixed-point bits: covers second-difference cancellation
 
 
@@ -117,6 +121,7 @@ class StepPLD:
     add_upper_inf: int
     add_lower: tuple[int, ...]
     checks: dict[str, Any] = field(default_factory=dict)
+    pair: str = "sgm"  # which one-step pairs (PAIRS) were discretised
 
 
 def _upper_int(x: arb, scale: arb) -> int:
@@ -352,23 +357,36 @@ def precision(bits: int, h: Fraction) -> int:
     return bits + GUARD_BITS + 2 * max(0, h.denominator.bit_length() - h.numerator.bit_length())
 
 
-def discretize(q: Fraction, sigma: Fraction, grid: Grid, bits: int, budget: Fraction | None = None) -> StepPLD:
-    """The two fixed-point discrete pairs of SG(q, σ) on ``grid`` (module docstring).
+def discretize(q: Fraction, sigma: Fraction, grid: Grid, bits: int, budget: Fraction | None = None,
+               pair: str = "sgm") -> StepPLD:
+    """The two fixed-point discrete pairs of one step on ``grid`` (module docstring): of SG(q, σ) (``pair``
+    "sgm"), of the replace-one mixture pair of Poisson sampling ("replace-one"), or for fixed-size batches
+    under replace-one ("fixed-replace-one": the upper pair from the symmetrised curve of SG(q, σ/2), the
+    lower pairs from SG(q, σ/2)'s remove curve; :mod:`rdp_verify.curves.replace_one`).
 
-    With a ``budget``, the curve is evaluated only at the grid points :func:`grid_points` selects (where
-    it is nearly linear, every 2^j-th point); the pairs' atoms lie on those points, the masses of the
+    With a ``budget`` (SG's curve only), the curve is evaluated only at the grid points :func:`grid_points`
+    selects (where it is nearly linear, every 2^j-th point); the pairs' atoms lie on those points, the masses of the
     others are 0. Both pairs stay proven (a chord over several cells is as valid as over one); only
     their distance from the curve grows, by at most the budget. Where the dominated pair cannot be
     verified on this grid, its masses are all 0: every δ read off it is 0, a true lower bound.
     """
     prec = precision(bits, grid.h)
-    curve = StepCurve(q, sigma, prec)
-    ks = grid_points(q, sigma, grid, budget) if budget is not None else list(range(grid.k_lo, grid.k_hi + 1))
+    if pair not in PAIRS:
+        raise ValueError(f"pair={pair!r}: one of {', '.join(PAIRS)}")
+    if pair == "sgm":
+        curve = lower_curve = StepCurve(q, sigma, prec)
+    elif pair == "replace-one":
+        curve = lower_curve = ReplaceOneCurve(q, sigma, prec)
+    else:
+        curve, lower_curve = SymmetrisedCurve(q, sigma, prec), StepCurve(q, sigma / 2, prec)
+    ks = grid_points(q, sigma, grid, budget) if budget is not None and pair == "sgm" \
+        else list(range(grid.k_lo, grid.k_hi + 1))
     with ctx.workprec(prec):
         c = _Curve(curve, grid, ks)
         upper, upper_inf, q_minus_inf = _upper_masses(c)
+        c_lower = c if lower_curve is curve else _Curve(lower_curve, grid, ks)
         try:
-            lower, checks = _lower_masses(curve, c)
+            lower, checks = _lower_masses(lower_curve, c_lower)
         except LowerPairError as exc:  # no verified dominated pair on this grid: the trivial lower bound δ ≥ 0
             lower, checks = [arb(0)] * len(c.x), {"lower_pair": f"refused ({exc}): masses 0, lower bound 0"}
         scale = arb(2) ** bits
@@ -388,7 +406,7 @@ def discretize(q: Fraction, sigma: Fraction, grid: Grid, bits: int, budget: Frac
             add_upper=dense([_upper_int(m * w, scale) for m, w in zip(upper, q_weights)]),
             add_upper_inf=_upper_int(q_minus_inf, scale),
             add_lower=dense([_lower_int(m * w, scale) for m, w in zip(lower, q_weights)]),
-            checks={**checks, "points_evaluated": len(ks)},
+            checks={**checks, "points_evaluated": len(ks)}, pair=pair,
         )
     return pld
 
@@ -549,7 +567,7 @@ def _bisect(fn: Any, a: Any, b: Any) -> Any:
     return (a + b) / 2
 
 
-def grid_range(q: Fraction, sigma: Fraction, h: Fraction, tail: Fraction) -> Grid:
+def grid_range(q: Fraction, sigma: Fraction, h: Fraction, tail: Fraction, pair: str = "sgm") -> Grid:
     """A grid on the anchor's lattice (:func:`anchor_for`) wide enough that each direction's one-step
     tail beyond it has mass at most ``tail``.
 
@@ -559,7 +577,22 @@ def grid_range(q: Fraction, sigma: Fraction, h: Fraction, tail: Fraction) -> Gri
     every machine; the certificate records it and ``check`` recomputes it. The choice only affects
     tightness: whatever lies beyond the grid is accounted for safely (the upper pair's tail mass goes
     to ±∞, the lower pair's curve to the floor).
+
+    The replace-one curves (``pair``) are symmetric: their grid is −k_hi … k_hi on the lattice h·ℤ, k_hi the
+    smallest k ≥ 1 with P(log Λ > kh) ≤ ``tail`` (for fixed-size batches, Λ of SG(q, σ/2)'s remove pair).
     """
+    if pair != "sgm":
+        with mpmath.workdps(_DPS):
+            hm, limit = mpmath.mpf(h.numerator) / h.denominator, mpmath.mpf(tail.numerator) / tail.denominator
+            qm = mpmath.mpf(q.numerator) / q.denominator
+
+            def above(k: int) -> bool:
+                if pair == "replace-one":
+                    return replace_tail(q, sigma, k * hm) > limit
+                return _upper_tail(q, sigma / 2, mpmath.expm1(k * hm) + qm) > limit
+
+            k = _last_index(above, 1, 1) + 1 if above(1) else 1
+        return Grid(h, -k, k)
     anchor = anchor_for(q, sigma, h)
     with mpmath.workdps(_DPS):
         hm = mpmath.mpf(h.numerator) / h.denominator
@@ -588,11 +621,15 @@ def grid_range(q: Fraction, sigma: Fraction, h: Fraction, tail: Fraction) -> Gri
     return Grid(h, k_lo, k_hi, anchor)
 
 
-def loss_scale(q: Fraction, sigma: Fraction, tail: Fraction) -> tuple[float, float]:
+def loss_scale(q: Fraction, sigma: Fraction, tail: Fraction, pair: str = "sgm") -> tuple[float, float]:
     """(width, spread): the width of the one-step loss range outside which each direction has mass at
     most ``tail``, and the standard deviation of the remove pair's loss under P (a heuristic in mpmath
-    for the grid's first step size; never a bound).
+    for the grid's first step size; never a bound). ``pair`` "replace-one": the same for that pair.
     """
+    if pair == "replace-one":
+        return replace_loss_scale(q, sigma, tail)
+    if pair == "fixed-replace-one":  # the remove pair of SG(q, σ/2), whose range and spread the symmetrised curve shares
+        sigma = sigma / 2
     with mpmath.workdps(_DPS):
         limit = mpmath.mpf(tail.numerator) / tail.denominator
         qm = mpmath.mpf(q.numerator) / q.denominator

@@ -1,7 +1,8 @@
 """The privacy curve of runs whose every phase has q = 1: the Gaussian mechanism, in closed form.
 
-With q = 1 every step is the Gaussian mechanism N(0, σ_i²) vs N(1, σ_i²) (ℓ2-sensitivity 1), and T_i
-adaptive steps compose to the Gaussian mechanism with μ² = Σ_i T_i/σ_i² (Dong, Roth, Su 2022,
+With q = 1 every step is the Gaussian mechanism N(0, σ_i²) vs N(Δ, σ_i²) (ℓ2-sensitivity Δ = 1 under
+add/remove, Δ = 2 under replace-one, whether the batch is Poisson or fixed-size: all N records), and T_i
+adaptive steps compose to the Gaussian mechanism with μ² = Σ_i Δ²T_i/σ_i² (Dong, Roth, Su 2022,
 Corollary 3.3: μ-GDP composes as √(Σ μ_i²), and GDP is exactly the Gaussian pair). Both
 directions have the same curve, the analytic Gaussian mechanism's (Balle & Wang 2018, Theorem 8):
 
@@ -22,8 +23,8 @@ from typing import Sequence
 
 from flint import arb, ctx
 
-from ..foundations.inputs import Phase
 from ..foundations.results import arb_to_bounded, to_arb
+from ..foundations.run import Phase
 
 __all__ = ["GaussianCurve", "is_gaussian_run"]
 
@@ -33,6 +34,11 @@ _START_PREC = 128
 _MAX_PREC = 1 << 16
 
 
+def _sensitivity(phase: Phase) -> int:
+    """The ℓ2 sensitivity of one step's sum of clipped gradients: 1 (add/remove), 2 (replace-one)."""
+    return 2 if phase.neighbours == "replace-one" else 1
+
+
 def is_gaussian_run(phases: Sequence[Phase]) -> bool:
     """Every phase samples with q = 1 (the whole dataset in every step)."""
     return all(p.q == 1 for p in phases)
@@ -40,13 +46,13 @@ def is_gaussian_run(phases: Sequence[Phase]) -> bool:
 
 @dataclass(frozen=True)
 class GaussianCurve:
-    """The exact privacy curve of a q = 1 run (module docstring); ``mu_squared`` = Σ T_i/σ_i² exactly."""
+    """The exact privacy curve of a q = 1 run (module docstring); ``mu_squared`` = Σ Δ²T_i/σ_i² exactly."""
 
     phases: tuple[Phase, ...]
 
     @property
     def mu_squared(self) -> Fraction:
-        return sum((Fraction(p.steps) / (p.sigma * p.sigma) for p in self.phases), Fraction(0))
+        return sum((Fraction(p.steps) * _sensitivity(p) ** 2 / (p.sigma * p.sigma) for p in self.phases), Fraction(0))
 
     def delta(self, epsilon: Fraction) -> arb:
         """A ball containing δ(ε), narrow against its value (relative radius below 2^−60)."""

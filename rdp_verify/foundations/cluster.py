@@ -77,7 +77,10 @@ class Cluster:
             if spec.address is None:
                 self._local = self._distributed.LocalCluster(  # no dashboard; its HTTP routes on a free local port
                     n_workers=spec.workers, threads_per_worker=1, processes=True, dashboard_address=None,
-                    scheduler_kwargs={"dashboard_address": "127.0.0.1:0"}, silence_logs=logging.ERROR)
+                    scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+                    # a task's failure reaches the client as its exception; the workers' own log lines (a heartbeat
+                    # failing while the cluster shuts down under load) would only interleave with the output
+                    silence_logs=logging.CRITICAL)
                 self.client = self._distributed.Client(self._local, set_as_default=False)
             else:
                 self.client = self._distributed.Client(spec.address, timeout=timeout, set_as_default=False)

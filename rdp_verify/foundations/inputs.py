@@ -10,7 +10,7 @@ Every number enters the toolkit as text and is held as an exact rational
 The supported domain is the one the methods are validated on (README,
 "Supported domain"): for one-step Rényi DP (the four methods, RDP accounting)
 q ∈ [1e-12, 1], σ ∈ [0.1, 1e4], α ∈ (1, 1e6] with α − 1 ≥ 1e-9; for runs
-(:class:`Phase`, the proven privacy curves) q ∈ [1e-12, 1], σ ∈ [0.05, 1e6] and
+(:class:`rdp_verify.foundations.run.Phase`, the proven privacy curves) q ∈ [1e-12, 1], σ ∈ [0.05, 1e6] and
 at most 1e6 steps; δ ∈ [1e-40, 1), ε ≥ 0 and relative tolerances in (0, 1).
 Outside it the toolkit refuses rather than print a number nobody has checked.
 
@@ -35,7 +35,6 @@ from .decimals import decimal_text
 __all__ = [
     "InputError",
     "SGM",
-    "Phase",
     "parse_rational",
     "parse_whole",
     "fraction_text",
@@ -63,7 +62,7 @@ __all__ = [
 Q_MIN = Fraction(1, 10**12)
 SIGMA_MIN = Fraction(1, 10)
 SIGMA_MAX = Fraction(10**4)
-RUN_SIGMA_MIN = Fraction(1, 20)  # runs (Phase): the privacy-curve accountant's domain
+RUN_SIGMA_MIN = Fraction(1, 20)  # runs (foundations.run.Phase): the privacy-curve accountant's domain
 RUN_SIGMA_MAX = Fraction(10**6)
 ALPHA_MAX = Fraction(10**6)
 ALPHA_GAP_MIN = Fraction(1, 10**9)  # smallest α − 1
@@ -362,23 +361,3 @@ class SGM:
             "sigma": fraction_text(self.sigma),
             "alpha": fraction_text(self.alpha),
         }
-
-
-@dataclass(frozen=True)
-class Phase:
-    """``steps`` consecutive SGM steps at sampling rate ``q`` and noise multiplier ``sigma``.
-
-    A DP-SGD run is a sequence of phases; both accountants (RDP, :mod:`rdp_verify.accounting.rdp`,
-    and privacy curves, :mod:`rdp_verify.curves`) take one. q, σ and steps must lie in the run domain
-    (q ∈ [1e-12, 1], σ ∈ [0.05, 1e6], 1 ≤ steps ≤ 1e6); the RDP accountant checks its narrower σ range
-    itself. Integer q or σ are held as Fractions.
-    """
-
-    q: Fraction
-    sigma: Fraction
-    steps: int
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "q", check_q(self.q))
-        object.__setattr__(self, "sigma", check_run_sigma(self.sigma))
-        check_steps(self.steps)

@@ -153,10 +153,12 @@ def golden_dp_rows() -> tuple[Target, ...]:
 
 
 def check_dp(fn: Callable[[float, float, int, float], float], *, rtol: float = 0.0,
-             allow_conservative: bool = False, select: Callable[[Target], bool] | None = None) -> DpReport:
+             allow_conservative: bool = False, select: Callable[[Target], bool] | None = None,
+             neighbours: str = "add-remove") -> DpReport:
     """Assert that ``fn(q, sigma, steps, delta)`` (a run's ε) agrees with the golden (ε, δ) brackets.
 
-    Each packaged row (:mod:`rdp_verify.reference.golden_dp`) gives a run of ``steps``
+    Each packaged row (:mod:`rdp_verify.reference.golden_dp`) of Poisson sampling with ``neighbours``
+    (``add-remove``, or ``replace-one``: dp_accounting's ``REPLACE_ONE``) gives a run of ``steps``
     Poisson-subsampled Gaussian steps and a proven bracket [lo, hi] ∋ ε(δ); ``fn`` receives the
     doubles nearest to q, σ, δ. A value is ``unsafe`` below lo (the claim (x, δ)-DP is false:
     always a failure), ``failed`` if inf, NaN or it raised (always a failure), ``conservative``
@@ -166,7 +168,8 @@ def check_dp(fn: Callable[[float, float, int, float], float], *, rtol: float = 0
     """
     if not rtol >= 0:
         raise ValueError(f"rtol={rtol} must be a non-negative number")
-    rows = [t for t in golden_dp_rows() if select is None or select(t)]
+    rows = [t for t in golden_dp_rows() if t.phase.sampler == "poisson" and t.phase.neighbours == neighbours
+            and (select is None or select(t))]
     if not rows:
         raise ValueError("select() kept no golden (epsilon, delta) rows: nothing would be checked")
     name = getattr(fn, "__name__", None) or repr(fn)

@@ -1,6 +1,8 @@
 """Compare float64 (ε, δ) accountants (peers) against proven ε(δ) brackets of whole runs.
 
-For each run (q, σ, T) and δ, a peer's ε (:mod:`rdp_verify.reference.dp_peers`: what the library
+Each peer is set only against runs of the sampler and neighbour relation it accounts
+(:data:`~rdp_verify.reference.dp_peers.DP_PEERS`: Poisson add/remove for most; dp_accounting's
+``REPLACE_ONE`` PLD and its RDP for fixed-size batches for the others). For each run (q, σ, T) and δ, a peer's ε (:mod:`rdp_verify.reference.dp_peers`: what the library
 reports with its default settings) is set against our proven bracket [lo, hi] ∋ ε(δ)
 (:func:`rdp_verify.curves.accountant.bracket`: connect-the-dots upper bound, lowered-chord lower
 bound, exact composition). On the default grid the brackets are the packaged golden (ε, δ) rows
@@ -38,16 +40,17 @@ from typing import Any, Sequence
 from ..curves.accountant import bracket
 from ..foundations.decimals import decimal_text
 from ..foundations.figures import new_figure, save_figure
-from ..foundations.inputs import Phase, fraction_text
+from ..foundations.inputs import InputError, fraction_text
 from ..foundations.parallel import Pool, progress_map
+from ..foundations.run import Phase
 from . import golden_dp
 from .dp_peers import DP_PEERS, PeerEpsilon, load_dp
 
-__all__ = ["CLASSES", "DpPoint", "Target", "classify", "default_targets", "grid_targets", "compare_dp",
+__all__ = ["CLASSES", "DpPoint", "Target", "classify", "default_targets", "grid_targets", "applies", "compare_dp",
            "summary", "plot", "DATA"]
 
 CLASSES = ("exact", "conservative", "unsafe", "failed")
-DATA = f"data/golden-dp-v{golden_dp.FORMAT_VERSION}.csv"  # a symlink to certificates/golden-dp-v2.csv
+DATA = f"data/golden-dp-v{golden_dp.FORMAT_VERSION}.csv"  # a symlink to certificates/golden-dp-v3.csv
 _DIGITS = 12
 
 
@@ -61,7 +64,9 @@ class Target:
     upper: Fraction
 
     def describe(self) -> str:
-        return (f"q={fraction_text(self.phase.q)} sigma={fraction_text(self.phase.sigma)} steps={self.phase.steps} "
+        p = self.phase
+        kind = "" if p.default else f" {p.sampler}/{p.neighbours}"
+        return (f"q={fraction_text(p.q)} sigma={fraction_text(p.sigma)} steps={p.steps}{kind} "
                 f"delta={decimal_text(self.delta, 3)}")
 
 
@@ -103,8 +108,7 @@ class DpPoint:
     def to_json(self) -> dict[str, Any]:
         t = self.target
         return {
-            "peer": self.peer, "q": fraction_text(t.phase.q), "sigma": fraction_text(t.phase.sigma),
-            "steps": t.phase.steps, "delta": fraction_text(t.delta),
+            "peer": self.peer, **t.phase.to_json(), "delta": fraction_text(t.delta),
             "peer_value": None if self.value is None else repr(self.value),
             "peer_error": self.error, "peer_stated_error": self.stated_error,
             "peer_lower": None if self.peer_lower is None else repr(self.peer_lower),
@@ -142,16 +146,33 @@ def _target(point: tuple[Phase, Fraction]) -> Target:
 
 
 def grid_targets(qs: Sequence[Fraction], sigmas: Sequence[Fraction], steps: Sequence[int],
-                 deltas: Sequence[Fraction], jobs: int | Pool = 1) -> list[Target]:
-    """Proven brackets on the product grid q × σ × T × δ (in that order), computed here."""
-    points = [(Phase(q, s, t), d) for q, s, t, d in product(qs, sigmas, steps, deltas)]
+                 deltas: Sequence[Fraction], jobs: int | Pool = 1, *, neighbours: str = "add-remove",
+                 dataset_size: int | None = None) -> list[Target]:
+    """Proven brackets on the product grid q × σ × T × δ (in that order), computed here: Poisson sampling, or
+    with a ``dataset_size`` N fixed-size batches of q·N (which must be whole)."""
+    def phase(q: Fraction, s: Fraction, t: int) -> Phase:
+        if dataset_size is None:
+            return Phase(q, s, t, neighbours=neighbours)
+        batch = q * dataset_size
+        if batch.denominator != 1:
+            raise InputError(f"q={fraction_text(q)} times dataset size {dataset_size} is not a whole batch size")
+        return Phase(q, s, t, "fixed", neighbours, int(batch), dataset_size)
+
+    points = [(phase(q, s, t), d) for q, s, t, d in product(qs, sigmas, steps, deltas)]
     return progress_map(_target, points, jobs, "proven brackets")
+
+
+def applies(name: str, phase: Phase) -> bool:
+    """Whether the peer accounts runs of this phase's sampler and neighbour relation."""
+    peer = DP_PEERS[name]
+    return (peer.sampler, peer.neighbours) == (phase.sampler, phase.neighbours)
 
 
 def _call(name: str, target: Target) -> tuple[PeerEpsilon | None, str | None]:
     p = target.phase
+    sizes = (p.batch_size, p.dataset_size) if p.sampler == "fixed" else ()
     try:
-        return load_dp(name)([(float(p.q), float(p.sigma), p.steps)], float(target.delta)), None
+        return load_dp(name)([(float(p.q), float(p.sigma), p.steps, *sizes)], float(target.delta)), None
     except Exception as exc:  # any failure of the peer is a finding, not a crash
         return None, f"{type(exc).__name__}: {exc}"
 
@@ -159,7 +180,7 @@ def _call(name: str, target: Target) -> tuple[PeerEpsilon | None, str | None]:
 def _compare_target(args: tuple[Target, tuple[str, ...]]) -> list[DpPoint]:
     target, names = args
     out = []
-    for name in names:
+    for name in (n for n in names if applies(n, target.phase)):
         got, error = _call(name, target)
         value = None if got is None else got.epsilon
         stated = None if got is None else got.error

@@ -2,7 +2,8 @@
 
 A run is a sequence of phases ``(q, sigma, steps)``: ``steps`` steps of the Poisson-subsampled
 Gaussian mechanism at sampling rate q ∈ (0, 1] and noise multiplier σ > 0, neighbouring relation
-add/remove-one. ``load_dp(name)`` returns ``epsilon(phases, delta) -> PeerEpsilon``: the ε the library
+add/remove-one; each peer states the sampler and relation it accounts (``DpPeer.sampler``,
+``.neighbours``), and the fixed-size peer takes ``(q, sigma, steps, batch_size, dataset_size)``. ``load_dp(name)`` returns ``epsilon(phases, delta) -> PeerEpsilon``: the ε the library
 reports for the composed run at δ, with the library's DEFAULT settings (what a user gets) unless
 noted, so that the proven brackets of :mod:`rdp_verify.curves` can be set beside them. The adapters
 see IEEE doubles: callers round exact rationals to the nearest double first.
@@ -40,6 +41,16 @@ What each adapter calls (read from the installed source):
     ``eps_upper``, ``lower`` is ``eps_lower``, ``error`` is ``eps_error`` = 0.01 (absolute; the
     estimate's stated error). It raises ``ValueError`` ("Floating point errors will dominate") when
     the long-double epsilon times the domain size exceeds δ − δ_error.
+``dp_accounting_pld_replace_one`` (dp-accounting 0.6; runs with ``replace-one`` neighbours, Poisson sampling)
+    ``dp_accounting.pld.PLDAccountant(NeighboringRelation.REPLACE_ONE)`` and the same events: each phase
+    is ``from_gaussian_mechanism(σ, sampling_prob=q, neighboring_relation=REPLACE_ONE)``, the pair
+    (q·N(−1, σ²) + (1 − q)·N(0, σ²), q·N(1, σ²) + (1 − q)·N(0, σ²)): σ relative to one record's
+    contribution, as rdp_verify reads it. ``error`` None.
+``dp_accounting_rdp_fixed`` (dp-accounting 0.6; runs of ``fixed``-size batches, ``replace-one``)
+    ``dp_accounting.rdp.RdpAccountant(neighboring_relation=REPLACE_ONE)``,
+    ``.compose(SampledWithoutReplacementDpEvent(N, b, GaussianDpEvent(σ/2)), steps)``: that event's
+    noise multiplier is relative to the sum's sensitivity (2 under replace-one; Wang, Balle,
+    Kasiviswanathan 2019, Theorem 27), so σ/2 is the same mechanism. An upper bound; ``error`` None.
 ``opacus_rdp`` (opacus 1.6)
     ``opacus/accountants/rdp.py`` ``RDPAccountant()`` with ``history = [(σ, q, steps) per phase]``
     and ``.get_epsilon(δ)``: ``get_privacy_spent`` with ``DEFAULT_ALPHAS`` (1.1, ..., 10.9, 12, ...,
@@ -102,7 +113,7 @@ from .peers import INSTALL, PeerUnavailable, _import, opacus_rdp_path
 
 __all__ = ["DP_PEERS", "DpPeer", "PeerEpsilon", "PeerUnavailable", "load_dp", "opacus_get_noise_multiplier"]
 
-Run = Sequence[tuple[float, float, int]]
+Run = Sequence[tuple]  # (q, sigma, steps), or (q, sigma, steps, batch_size, dataset_size) for fixed-size batches
 
 
 @dataclass(frozen=True)
@@ -111,6 +122,8 @@ class DpPeer:
     library: str  # the package it comes from, a key of rdp_verify.reference.peers.INSTALL
     calls: str  # the library call the adapter evaluates
     stated_error: str | None  # how the peer states its own error on epsilon, or None
+    sampler: str = "poisson"  # the runs it accounts (rdp_verify.foundations.run)
+    neighbours: str = "add-remove"
 
     @property
     def install(self) -> str:
@@ -151,6 +164,12 @@ DP_PEERS: dict[str, DpPeer] = {
         DpPeer("autodp", "autodp",
                "autodp.mechanism_zoo.NoisySGD_Mechanism(prob=q, sigma=sigma, niter=steps).get_approxDP(delta)",
                None),
+        DpPeer("dp_accounting_pld_replace_one", "dp_accounting",
+               "dp_accounting.pld.PLDAccountant(REPLACE_ONE).compose(PoissonSampledDpEvent(q, GaussianDpEvent(sigma)), "
+               "steps).get_epsilon(delta)", None, "poisson", "replace-one"),
+        DpPeer("dp_accounting_rdp_fixed", "dp_accounting",
+               "dp_accounting.rdp.RdpAccountant(neighboring_relation=REPLACE_ONE).compose(SampledWithoutReplacementDpEvent"
+               "(N, b, GaussianDpEvent(sigma / 2)), steps).get_epsilon(delta)", None, "fixed", "replace-one"),
     )
 }
 
@@ -178,13 +197,25 @@ def _quiet() -> Iterator[None]:
 
 
 def _dp_accounting(kind: str) -> EpsilonFunction:
+    """dp_accounting's ``pld`` or ``rdp`` accountant on Poisson add/remove runs; ``pld_replace_one`` (Poisson,
+    REPLACE_ONE) or ``rdp_fixed`` (fixed-size batches, REPLACE_ONE, the event given σ/2: its noise multiplier is
+    relative to the sum's sensitivity 2)."""
     dp = _import("dp_accounting", "dp_accounting")
-    accountant = {"pld": dp.pld.PLDAccountant, "rdp": dp.rdp.RdpAccountant}[kind]
+    accountant = {"pld": dp.pld.PLDAccountant, "rdp": dp.rdp.RdpAccountant,
+                  "pld_replace_one": lambda: dp.pld.PLDAccountant(dp.NeighboringRelation.REPLACE_ONE),
+                  "rdp_fixed": lambda: dp.rdp.RdpAccountant(neighboring_relation=dp.NeighboringRelation.REPLACE_ONE),
+                  }[kind]
+
+    def event(q: float, sigma: float, *sizes: int) -> object:
+        if kind == "rdp_fixed":
+            batch, size = sizes
+            return dp.SampledWithoutReplacementDpEvent(size, batch, dp.GaussianDpEvent(sigma / 2))
+        return dp.PoissonSampledDpEvent(q, dp.GaussianDpEvent(sigma))
 
     def epsilon(phases: Run, delta: float) -> PeerEpsilon:
         acc = accountant()
-        for q, sigma, steps in phases:
-            acc.compose(dp.PoissonSampledDpEvent(q, dp.GaussianDpEvent(sigma)), steps)
+        for q, sigma, steps, *sizes in phases:
+            acc.compose(event(q, sigma, *sizes), steps)
         return PeerEpsilon(float(acc.get_epsilon(delta)), None)
 
     return epsilon
@@ -397,6 +428,8 @@ _LOADERS: dict[str, Callable[[], EpsilonFunction]] = {
     "opacus_rdp": lambda: _opacus("rdp"),
     "opacus_prv": lambda: _opacus("prv"),
     "autodp": _autodp,
+    "dp_accounting_pld_replace_one": lambda: _dp_accounting("pld_replace_one"),
+    "dp_accounting_rdp_fixed": lambda: _dp_accounting("rdp_fixed"),
 }
 
 
@@ -404,7 +437,8 @@ _LOADERS: dict[str, Callable[[], EpsilonFunction]] = {
 def load_dp(name: str) -> EpsilonFunction:
     """The peer's ``epsilon(phases, delta) -> PeerEpsilon`` for a run; imports the library on first use.
 
-    ``phases`` is a sequence of ``(q, sigma, steps)``. Raises :class:`PeerUnavailable` (not installed)
+    ``phases`` is a sequence of ``(q, sigma, steps)`` (``dp_accounting_rdp_fixed``: ``(q, sigma, steps,
+    batch_size, dataset_size)``). Raises :class:`PeerUnavailable` (not installed)
     or :class:`~rdp_verify.foundations.inputs.InputError` (unknown name); the library's own exceptions
     propagate from the returned function.
     """
@@ -414,7 +448,7 @@ def load_dp(name: str) -> EpsilonFunction:
         fn = _LOADERS[name]()
 
     def epsilon(phases: Run, delta: float) -> PeerEpsilon:
-        phases = [(float(q), float(sigma), int(steps)) for q, sigma, steps in phases]
+        phases = [(float(q), float(sigma), int(steps), *map(int, sizes)) for q, sigma, steps, *sizes in phases]
         if not phases:
             raise InputError("a run needs at least one phase (q, sigma, steps)")
         with _quiet():

@@ -1,25 +1,35 @@
 """Golden (ε, δ) vectors: proven ε(δ) brackets of whole DP-SGD runs on a documented grid, as CSV.
 
-Each row is ``q,sigma,steps,delta,epsilon_lower,epsilon_upper``: exact decimal inputs of one run of
-``steps`` Poisson-subsampled Gaussian steps (add/remove-one, ℓ2-sensitivity 1) and an interval that
-provably contains its ε(δ), the inverse of the privacy curve δ(ε) = max over both directions of the
-hockey-stick divergence of the composed dominating pairs (Zhu, Dong, Wang 2022, Theorems 10–11). The
+Each row is ``q,sigma,steps,sampler,neighbours,batch_size,dataset_size,delta,epsilon_lower,epsilon_upper``:
+exact decimal inputs of one run of ``steps`` noisy steps (:class:`~rdp_verify.foundations.run.Phase`:
+the batch sampler and neighbour relation; the batch and dataset sizes empty for Poisson sampling) and
+an interval that provably contains its ε(δ). For Poisson sampling with add/remove neighbours that is
+the inverse of the privacy curve δ(ε) = max over both directions of the hockey-stick divergence of the
+composed dominating pairs (Zhu, Dong, Wang 2022, Theorems 10–11); for the other samplers the bounds
+of :mod:`rdp_verify.curves.replace_one` and :mod:`rdp_verify.curves.per_epoch` (docs/samplers.md). The
 interval is :func:`rdp_verify.curves.accountant.bracket` at relative tolerance :data:`TOLERANCE`
 (connect-the-dots upper bound, lowered-chord lower bound, exact integer composition; see
-docs/privacy-curves.md), rounded outward to :data:`DIGITS` significant digits.
+docs/privacy-curves.md), rounded outward to :data:`DIGITS` significant digits. Fixed-size,
+shuffled and balls-in-bins rows are wider than the tolerance: their two ends come from different
+pairs, and no grid closes the gap.
 
 The computation is exact integer arithmetic plus Arb balls at fixed precision, and the grid choices
-depend only on the widths found, so ``rdp-verify golden --dp --out certificates/golden-dp-v2.csv``
-regenerates the file bit for bit (a few minutes on one core; ``--jobs`` spreads the rows).
+depend only on the widths found, so ``rdp-verify golden --dp --out certificates/golden-dp-v3.csv``
+regenerates the file bit for bit (several minutes on one core; ``--jobs`` spreads the rows).
 
-Version 2 replaced version 1 when the grid search changed (grids anchored above the loss's
-sliver, first grid from the size of the loss; closed form for q = 1): its brackets are tighter. The
-version 1 file, ``certificates/golden-dp-v1.csv``, stays as it was for the users who pinned it; its
-brackets are proven too, and every one of them overlaps version 2's (tests/reference).
+Version 3 added the columns of the sampler and the neighbour relation and the rows of
+:data:`SAMPLER_RUNS`; its Poisson add/remove rows are those of version 2, bit for bit. Version 2
+replaced version 1 when the grid search changed (grids anchored above the loss's sliver, first grid from
+the size of the loss; closed form for q = 1): its brackets are tighter. The files of versions 1 and 2,
+``certificates/golden-dp-v1.csv`` and ``golden-dp-v2.csv``, stay as they were for the users who pinned
+them (:func:`parse_rows` reads them); their brackets are proven too (tests/reference).
 
 :data:`RUNS` is fixed in advance to exercise what float accountants get wrong: the MNIST run of
 Abadi et al. (2016) as in Opacus's examples, long runs (10⁵ and 10⁶ steps), small noise, large
-sampling rates (q = 0.5, 1), and every run at δ = 1e-5, 1e-10 and 1e-20.
+sampling rates (q = 0.5, 1), and every run at δ = 1e-5, 1e-10 and 1e-20. :data:`SAMPLER_RUNS` adds
+replace-one under Poisson sampling (dp_accounting's ``REPLACE_ONE`` PLD), fixed-size batches
+(dp_accounting's RDP ``SampledWithoutReplacementDpEvent``), and the shuffled and balls-in-bins runs of
+docs/samplers.md.
 """
 
 from __future__ import annotations
@@ -28,19 +38,22 @@ from fractions import Fraction
 
 from .. import __version__
 from ..foundations.decimals import decimal_text
-from ..foundations.inputs import Phase, fraction_text, parse_q, parse_rational, parse_sigma
+from ..foundations.inputs import fraction_text, parse_q, parse_rational, parse_run_sigma
 from ..foundations.parallel import progress_map
+from ..foundations.run import Phase
 
-__all__ = ["FORMAT_VERSION", "RUNS", "DELTAS", "TOLERANCE", "DIGITS", "COLUMNS", "COMMAND", "points", "header",
+__all__ = ["FORMAT_VERSION", "RUNS", "SAMPLER_RUNS", "DELTAS", "TOLERANCE", "DIGITS", "COLUMNS", "COMMAND", "points", "header",
            "row", "build", "parse_rows"]
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 TOLERANCE = Fraction(1, 1000)
 DIGITS = 12
-COLUMNS = ("q", "sigma", "steps", "delta", "epsilon_lower", "epsilon_upper")
+COLUMNS = ("q", "sigma", "steps", "sampler", "neighbours", "batch_size", "dataset_size", "delta", "epsilon_lower",
+           "epsilon_upper")
+COLUMNS_V2 = ("q", "sigma", "steps", "delta", "epsilon_lower", "epsilon_upper")  # versions 1 and 2
 COMMAND = f"rdp-verify golden --dp --out certificates/golden-dp-v{FORMAT_VERSION}.csv"
 
-RUNS: tuple[tuple[str, str, int], ...] = (
+RUNS: tuple[tuple[str, str, int], ...] = (  # Poisson sampling, add/remove neighbours
     ("256/60000", "1.1", 14063),  # Abadi et al. 2016 MNIST: batch 256 of 60000, 60 epochs
     ("0.001", "1", 100000),  # long run, small q
     ("0.0001", "1", 1000000),  # the longest supported run
@@ -55,45 +68,69 @@ RUNS: tuple[tuple[str, str, int], ...] = (
     ("1", "2", 10),  # q = 1: the Gaussian mechanism, mu = sqrt(T)/sigma (Balle & Wang 2018 closed form)
     ("1", "10", 1000),
 )
+# (q, sigma, steps, sampler, neighbours, batch size, dataset size): "" for the sizes of Poisson sampling
+SAMPLER_RUNS: tuple[tuple[str, str, int, str, str, str, str], ...] = (
+    ("0.01", "1", 1000, "poisson", "replace-one", "", ""),  # the issue's run: dp_accounting REPLACE_ONE PLD
+    ("256/60000", "1.1", 14063, "poisson", "replace-one", "", ""),
+    ("0.1", "2", 100, "poisson", "replace-one", "", ""),
+    ("1", "2", 10, "poisson", "replace-one", "", ""),  # the Gaussian mechanism at sensitivity 2
+    ("1/100", "2", 300, "fixed", "replace-one", "600", "60000"),  # dp_accounting's RDP for the same sampler
+    ("1/240", "1.3", 720, "shuffle", "add-remove", "250", "60000"),  # TF Privacy's Keras tutorial, shuffled
+    ("1/1000", "0.35", 1000, "shuffle", "add-remove", "60", "60000"),  # Chua et al.'s example setting
+    ("1/240", "1.3", 720, "balls-in-bins", "replace-one", "250", "60000"),
+)
 DELTAS: tuple[str, ...] = ("1e-5", "1e-10", "1e-20")
 
 
-def points() -> list[tuple[str, str, int, str]]:
-    """Every (q, sigma, steps, delta) of the grid as written in the file: runs as listed, δ within each run."""
-    return [(q, sigma, steps, d) for q, sigma, steps in RUNS for d in DELTAS]
+Point = tuple[str, str, int, str, str, str, str, str]  # a run of SAMPLER_RUNS' shape and its delta
 
 
-def _parsed(q: str, sigma: str, steps: int | str, delta: str) -> tuple[Phase, Fraction]:
-    return Phase(parse_q(q), parse_sigma(sigma), int(steps)), parse_rational(delta, "delta")
+def points() -> list[Point]:
+    """Every row's inputs as written in the file: :data:`RUNS` (Poisson add/remove), then :data:`SAMPLER_RUNS`,
+    each run at every δ of :data:`DELTAS` in turn."""
+    runs = [(q, s, t, "poisson", "add-remove", "", "") for q, s, t in RUNS] + list(SAMPLER_RUNS)
+    return [(*run, d) for run in runs for d in DELTAS]
+
+
+def _phase(q: str, sigma: str, steps: int | str, sampler: str = "poisson", neighbours: str = "add-remove",
+           batch: str = "", size: str = "") -> Phase:
+    sizes = (int(batch), int(size)) if batch else (None, None)
+    return Phase(parse_q(q), parse_run_sigma(sigma), int(steps), sampler, neighbours, *sizes)
 
 
 def header() -> str:
     """The comment block and the column line (everything before the first row)."""
     runs = "; ".join(f"({q}, {s}, {t})" for q, s, t in RUNS)
+    others = "; ".join(f"({q}, {s}, {t}, {sampler}, {nb}" + (f", batch {b} of {n})" if b else ")")
+                       for q, s, t, sampler, nb, b, n in SAMPLER_RUNS)
     return "\n".join([
         f"# rdp_verify golden (epsilon, delta) vectors, format version {FORMAT_VERSION}",
-        "# Each row: exact q, sigma, steps, delta and a PROVEN interval epsilon_lower <= epsilon(delta) <= epsilon_upper",
-        "# for `steps` adaptive steps of the Poisson-subsampled Gaussian mechanism, l2-sensitivity 1, add/remove-one",
-        "# (both directions; Zhu, Dong, Wang 2022, Theorems 10-11). Proven privacy-curve bracket",
-        f"# (rdp_verify.curves.accountant.bracket, relative tolerance {fraction_text(TOLERANCE)}), rounded outward to"
-        f" {DIGITS} significant digits.",
-        f"# Runs (q, sigma, steps): {runs}",
+        "# Each row: exact q, sigma, steps, the batch sampler and neighbour relation (batch and dataset sizes empty for",
+        "# Poisson sampling), delta and a PROVEN interval epsilon_lower <= epsilon(delta) <= epsilon_upper for `steps`",
+        "# adaptive noisy steps, every clipped gradient of norm at most 1 (sensitivity 1 add/remove, 2 replace-one).",
+        "# Poisson add/remove: both directions of the SGM's dominating pairs (Zhu, Dong, Wang 2022, Theorems 10-11);",
+        "# other samplers: docs/samplers.md (fixed, shuffle, balls-in-bins rows are wider than the tolerance).",
+        f"# Proven privacy-curve bracket (rdp_verify.curves.accountant.bracket, relative tolerance "
+        f"{fraction_text(TOLERANCE)}), rounded outward to {DIGITS} significant digits.",
+        f"# Poisson add/remove runs (q, sigma, steps): {runs}",
+        f"# Other runs: {others}",
         f"# each at delta: {' '.join(DELTAS)}",
         f"# Made by rdp_verify {__version__}. Regenerate bit for bit: {COMMAND}",
         ",".join(COLUMNS),
     ]) + "\n"
 
 
-def row(point: tuple[str, str, int, str]) -> str:
-    """One CSV line: the exact inputs (as written in :data:`RUNS`) and the outward-rounded proven ε bracket."""
+def row(point: Point) -> str:
+    """One CSV line: the exact inputs (as written in :data:`RUNS`, :data:`SAMPLER_RUNS`) and the outward-rounded
+    proven ε bracket."""
     from ..curves.accountant import bracket  # here: the command line's parser reads this module's runs
 
-    phase, delta = _parsed(*point)
+    *run, d = point
+    phase, delta = _phase(*run), parse_rational(d, "delta")
     b = bracket([phase], delta=delta, tolerance=TOLERANCE)
     if b.upper is None:
         raise ArithmeticError(f"no finite upper bound for {phase} at delta={delta}: change the grid's runs")
-    q, sigma, steps, d = point
-    return f"{q},{sigma},{steps},{d},{decimal_text(b.lower, DIGITS, 'down')},{decimal_text(b.upper, DIGITS, 'up')}\n"
+    return ",".join([*map(str, run), d, decimal_text(b.lower, DIGITS, "down"), decimal_text(b.upper, DIGITS, "up")]) + "\n"
 
 
 def build(jobs=1) -> str:
@@ -102,12 +139,20 @@ def build(jobs=1) -> str:
 
 
 def parse_rows(text: str) -> list[tuple[Phase, Fraction, Fraction, Fraction]]:
-    """(run, δ, ε lower, ε upper) for every data row of a golden (ε, δ) file's text."""
+    """(run, δ, ε lower, ε upper) for every data row of a golden (ε, δ) file's text (version 3, or the
+    Poisson add/remove rows of versions 1 and 2)."""
     lines = [line for line in text.splitlines() if not line.startswith("#")]
-    if not lines or tuple(lines[0].split(",")) != COLUMNS:
+    columns = tuple(lines[0].split(",")) if lines else ()
+    if columns not in (COLUMNS, COLUMNS_V2):
         raise ValueError(f"a golden (epsilon, delta) file starts with the columns {','.join(COLUMNS)}")
     out = []
     for line in lines[1:]:
-        q, sigma, steps, d, lo, hi = line.split(",")
-        out.append((*_parsed(q, sigma, steps, d), Fraction(lo), Fraction(hi)))
+        cells = line.split(",")
+        if columns == COLUMNS_V2:
+            q, sigma, steps, d, lo, hi = cells
+            phase = _phase(q, sigma, steps)
+        else:
+            *run, d, lo, hi = cells
+            phase = _phase(*run)
+        out.append((phase, parse_rational(d, "delta"), Fraction(lo), Fraction(hi)))
     return out

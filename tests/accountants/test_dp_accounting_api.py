@@ -93,8 +93,8 @@ def test_too_many_steps_and_bad_queries():
         acc.get_epsilon(0.0)
     with pytest.raises(ValueError, match="finite"):
         acc.get_epsilon(float("nan"))
-    with pytest.raises(ValueError, match="REPLACE_ONE"):
-        CertifiedPldAccountant(privacy_accountant.NeighboringRelation.REPLACE_ONE)
+    with pytest.raises(ValueError, match="REPLACE_SPECIAL"):
+        CertifiedPldAccountant(privacy_accountant.NeighboringRelation.REPLACE_SPECIAL)
     assert CertifiedPldAccountant().get_epsilon(1e-5) == 0.0 and CertifiedPldAccountant().get_delta(1.0) == 0.0
 
 
@@ -154,3 +154,22 @@ print(acc.neighboring_relation, acc.get_epsilon(1e-5) > 0, 'torch' in sys.module
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["ADD_OR_REMOVE_ONE", "True", "False"]
+
+
+def test_replace_one_reads_sigma_as_dp_accountings_pld_accountant_does():
+    """Under REPLACE_ONE, GaussianDpEvent(σ) is the Gaussian mechanism at sensitivity 2 (records in the unit ball):
+    μ = 2·√T/σ, as dp_accounting's PLD accountant reads it."""
+    relation = privacy_accountant.NeighboringRelation.REPLACE_ONE
+    acc = CertifiedPldAccountant(relation).compose(dp_event.GaussianDpEvent(2.0), 1)
+    assert acc.neighboring_relation is relation and acc.phases[0].neighbours == "replace-one"
+    eps = acc.get_epsilon(1e-5)
+    assert abs(eps - float(gaussian_epsilon(Fraction(1, 10**5), 1.0))) <= 1e-9 * eps
+
+
+def test_fixed_size_batches_under_replace_one_only():
+    wor = dp_event.SampledWithoutReplacementDpEvent(60000, 600, dp_event.GaussianDpEvent(2.0))
+    assert not CertifiedPldAccountant().supports(wor)  # add/remove: no proven bound
+    acc = CertifiedPldAccountant(privacy_accountant.NeighboringRelation.REPLACE_ONE).compose(wor, 30)
+    (phase,) = acc.phases
+    assert (phase.sampler, phase.batch_size, phase.dataset_size, phase.steps) == ("fixed", 600, 60000, 30)
+    assert acc.get_epsilon(1e-5) > 0 and check_run_certificate(acc.certificate()) == []

@@ -7,6 +7,7 @@ import pytest
 
 from rdp_verify.accountants import CertifiedAccountant, CertifiedPldAccountant
 from rdp_verify.foundations.inputs import InputError
+from rdp_verify.foundations.run import Phase
 from tests.curve_oracles import gaussian_epsilon
 
 
@@ -31,7 +32,7 @@ def test_same_answer_as_the_dp_accounting_interface():
     for _ in range(200):
         acc.step(noise_multiplier=1.5, sample_rate=0.02)
     pld = CertifiedPldAccountant()
-    pld._ledger.extend([(Fraction(1, 50), Fraction(3, 2), 200)])
+    pld._ledger.extend([Phase(Fraction(1, 50), Fraction(3, 2), 200)])
     assert acc.get_epsilon(1e-5) == pld.get_epsilon(1e-5)
     assert acc.get_delta(1.0) == pld.get_delta(1.0)
 

@@ -25,8 +25,9 @@ from rdp_verify.accounting.rdp import (
     epsilon_from_rdp,
     step_rdp,
 )
-from rdp_verify.foundations.inputs import InputError, Phase
+from rdp_verify.foundations.inputs import InputError
 from rdp_verify.foundations.results import Bounded
+from rdp_verify.foundations.run import Phase
 
 F = Fraction
 EXACT = Bounded(F(1), F(0))  # R = 1 exactly

@@ -19,7 +19,8 @@ from rdp_verify.audit.report import audit_claim, verdict_of
 from rdp_verify.certificates.certificate import check_certificate
 from rdp_verify.cli import main
 from rdp_verify.foundations.decimals import decimal_text
-from rdp_verify.foundations.inputs import InputError, Phase
+from rdp_verify.foundations.inputs import InputError
+from rdp_verify.foundations.run import Phase
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "claims.json"
 MNIST = ["--batch-size", "256", "--dataset-size", "60000", "--sigma", "1.1", "--delta", "1e-5"]
@@ -307,3 +308,44 @@ def test_json_numbers_are_read_exactly(tmp_path):
     path.write_text('[{"q": 0.1, "sigma": 1.1, "steps": 3, "delta": 1e-5, "epsilon": 2.5}]')
     (claim,) = read_claims(path)
     assert claim.phases[0].q == Fraction(1, 10) and claim.delta == Fraction(1, 10**5) and claim.epsilon_text == "2.5"
+
+
+# ---- audits that name the sampler
+
+SHUFFLED = ["--sampler", "shuffle", "--batch-size", "250", "--dataset-size", "60000", "--sigma", "1.3",
+            "--epochs", "3", "--delta", "1e-5"]
+
+
+def test_the_shuffled_published_claim_is_violated_with_both_numbers(examples):
+    claim = examples["tf-privacy-keras-tutorial-shuffled"]
+    assert claim.accountants == ("pld",) and claim.phases[0].sampler == "shuffle"
+    report = audit_claim(claim)
+    pld = report["accountants"]["pld"]
+    assert report["verdict"] == "violated" and report["decided_by"]["accountant"] == "pld"
+    assert Fraction(pld["epsilon"]["lower"]) > claim.epsilon  # the explicit pair's lower end
+    assert Fraction(pld["as_poisson"]["epsilon"]["upper"]) < claim.epsilon  # what a Poisson accountant says
+    assert "explicit pair" in pld["assumption"] and "zero-out" in report["assumptions"]["neighbours"]
+    assert pld["certificate"]["method"] == "per-epoch bounds"
+
+
+@pytest.mark.parametrize("epsilon, verdict, why", [("1.18", "violated", "lower end from an explicit pair"),
+                                                    ("3", "inconclusive", "lies between"),
+                                                    ("7", "holds", "without amplification")])
+def test_a_shuffled_claim_says_which_proof_decided(capsys, epsilon, verdict, why):
+    code, out, _ = run(capsys, *SHUFFLED, "--epsilon", epsilon)
+    assert f"verdict: {verdict}" in out and why in out and "as if Poisson sampling" in out
+    assert code == (0 if verdict == "holds" else 1)
+
+
+def test_rdp_accountant_is_refused_for_other_samplers(capsys):
+    code, out, err = run(capsys, *SHUFFLED, "--epsilon", "2", "--accountant", "rdp")
+    assert code == 2 and out == "" and "accountant rdp covers Poisson sampling with add-remove neighbours only" in err
+
+
+def test_claims_file_fields_name_the_sampler(tmp_path):
+    path = tmp_path / "claims.json"
+    path.write_text(json.dumps([{"id": "r1", "neighbours": "replace-one", "q": "0.01", "sigma": "1", "steps": "100",
+                                 "delta": "1e-5", "epsilon": "2"}]))
+    (claim,) = read_claims(path)
+    assert claim.phases[0].neighbours == "replace-one" and claim.accountants == ("pld",)
+    assert claim.to_json()["phases"][0]["neighbours"] == "replace-one"

@@ -39,7 +39,8 @@ def test_an_accountant_has_the_same_name_in_both_comparisons():
     (False, "opacus", ["opacus_rdp"]),
     (True, "opacus", ["opacus_rdp", "opacus_prv"]),
     (False, "dp_accounting,opacus_rdp", ["dp_accounting_rdp", "opacus_rdp"]),
-    (True, "dp_accounting", ["dp_accounting_pld", "dp_accounting_rdp"]),
+    (True, "dp_accounting", ["dp_accounting_pld", "dp_accounting_rdp", "dp_accounting_pld_replace_one",
+                             "dp_accounting_rdp_fixed"]),
     (True, "opacus_prv,opacus", ["opacus_prv", "opacus_rdp"]),  # each once
     (False, "all", list(PEERS)),
     (True, "all", list(DP_PEERS)),

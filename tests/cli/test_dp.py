@@ -94,6 +94,15 @@ def test_gaussian_runs_are_in_closed_form(capsys):
     (RUN + ["--delta", "1e-5", "--tolerance", "2"], "tolerance=2"),
     (RUN + ["--delta", "1e-5", "--plot", "curve.gif"], "must end in .png"),
     ([], "give the run"),
+    (["--sampler", "fixed", "--batch-size", "10", "--dataset-size", "1000", "--sigma", "1", "--steps", "10",
+      "--delta", "1e-5"], "sampler fixed with add-remove neighbours has no proven bound"),
+    (["--sampler", "shuffle", "--q", "0.01", "--sigma", "1", "--steps", "10", "--delta", "1e-5"],
+     "sampler shuffle needs --batch-size and --dataset-size, not --q"),
+    (["--sampler", "shuffle", "--batch-size", "7", "--dataset-size", "100", "--sigma", "1", "--steps", "10",
+      "--delta", "1e-5"], "dataset_size=100 is not a multiple of batch_size=7"),
+    (["--sampler", "poissn"] + RUN + ["--delta", "1e-5"], "sampler='poissn' is not one of"),
+    (["--neighbours", "replace-one,add-remove", "--q", "0.01", "--sigma", "1", "--steps", "10,20",
+      "--delta", "1e-5"], "same neighbour relation"),
 ])
 def test_bad_input_one_line_exit_2_nothing_written(capsys, tmp_path, monkeypatch, args, message):
     monkeypatch.chdir(tmp_path)
@@ -109,3 +118,16 @@ def test_bad_phases_file(capsys, tmp_path):
     assert code == 2 and "unknown phase field 'stepz'" in err
     code, _, err = run(capsys, "--phases", str(path), "--q", "0.1", "--delta", "1e-5")
     assert code == 2 and "cannot be combined" in err
+
+
+def test_samplers_on_the_command_line(capsys, tmp_path):
+    code, out, _ = run(capsys, "--neighbours", "replace-one", "--q", "0.05", "--sigma", "2", "--steps", "20",
+                       "--delta", "1e-5", "--out", str(tmp_path / "r.json"))
+    assert code == 0 and "poisson (q = 0.05), replace-one" in out and "symmetric" in out
+    cert = json.loads((tmp_path / "r.json").read_text())
+    assert cert["inputs"]["phases"][0]["neighbours"] == "replace-one"
+    assert main(["check", str(tmp_path / "r.json")]) == 0
+    code, out, _ = run(capsys, "--sampler", "balls-in-bins", "--batch-size", "100", "--dataset-size", "1000",
+                       "--sigma", "1", "--epochs", "2", "--epsilon", "1")
+    assert code == 0 and "balls-in-bins (batch 100 of 1000), add-remove, sigma = 1, steps = 20" in out
+    assert "no finer computation closes the gap" in out

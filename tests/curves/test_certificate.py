@@ -19,7 +19,7 @@ from rdp_verify.curves.certificate import (
     verdict_of,
 )
 from rdp_verify.curves.crosscheck import Estimate
-from rdp_verify.foundations.inputs import Phase
+from rdp_verify.foundations.run import Phase
 
 RUN = [Phase(Fraction(1, 50), Fraction(3, 2), 300)]
 

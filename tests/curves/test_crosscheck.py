@@ -12,7 +12,7 @@ import pytest
 from curve_oracles import gaussian_delta, step_delta, two_step_delta
 
 from rdp_verify.curves import crosscheck
-from rdp_verify.foundations.inputs import Phase
+from rdp_verify.foundations.run import Phase
 
 
 def _mp(x):

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from rdp_verify.curves.certificate import certify_run
 from rdp_verify.foundations.decimals import decimal_text
-from rdp_verify.foundations.inputs import Phase
+from rdp_verify.foundations.run import Phase
 
 REPORTED = [  # (q, sigma, steps, delta): each once failed (issue 22)
     ("0.01", "100", 1000, "1e-5"),  # false `inconsistent`: the estimate's error was off by 1000x

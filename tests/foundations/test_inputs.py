@@ -10,7 +10,6 @@ from rdp_verify.foundations.inputs import (
     MAX_STEPS,
     SGM,
     InputError,
-    Phase,
     check_alpha,
     check_delta,
     check_epsilon,
@@ -34,6 +33,7 @@ from rdp_verify.foundations.inputs import (
     parse_whole,
     short_text,
 )
+from rdp_verify.foundations.run import Phase
 
 
 @pytest.mark.parametrize(

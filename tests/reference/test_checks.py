@@ -101,13 +101,23 @@ SHORT = (lambda t: t.phase.steps <= 100)
 
 
 def _lookup(pick):
-    rows = {(float(t.phase.q), float(t.phase.sigma), t.phase.steps, float(t.delta)): t for t in golden_dp_rows()}
+    rows = {(float(t.phase.q), float(t.phase.sigma), t.phase.steps, float(t.delta)): t for t in golden_dp_rows()
+            if t.phase.default}
     return lambda q, sigma, steps, delta: pick(rows[q, sigma, steps, delta])
 
 
 def test_check_dp_passes_values_inside_the_brackets():
     report = check_dp(_lookup(lambda t: float((t.lower + t.upper) / 2)), select=SHORT)
-    assert report.checked == sum(1 for t in golden_dp_rows() if SHORT(t)) and report.counts == {"exact": report.checked}
+    assert report.checked == sum(1 for t in golden_dp_rows() if SHORT(t) and t.phase.default)
+    assert report.counts == {"exact": report.checked}
+
+
+def test_check_dp_checks_replace_one_rows_when_asked():
+    rows = {(float(t.phase.q), float(t.phase.sigma), t.phase.steps, float(t.delta)): t for t in golden_dp_rows()
+            if t.phase.sampler == "poisson" and t.phase.neighbours == "replace-one"}
+    report = check_dp(lambda q, s, n, d: float((rows[q, s, n, d].lower + rows[q, s, n, d].upper) / 2),
+                      neighbours="replace-one", select=SHORT)
+    assert report.checked == sum(1 for t in rows.values() if SHORT(t)) > 0
 
 
 def test_check_dp_fails_an_under_report_and_an_inf():

@@ -5,7 +5,7 @@ from fractions import Fraction
 
 import pytest
 
-from rdp_verify.foundations.inputs import Phase
+from rdp_verify.foundations.run import Phase
 from rdp_verify.reference import dp_compare, dp_peers
 from rdp_verify.reference.dp_compare import Target, classify
 
@@ -53,7 +53,32 @@ def test_grid_targets_are_proven_brackets_in_product_order():
 
 def test_default_targets_are_the_golden_rows():
     from rdp_verify.reference import golden_dp
-    assert len(dp_compare.default_targets()) == len(golden_dp.RUNS) * len(golden_dp.DELTAS)
+    assert len(dp_compare.default_targets()) == (len(golden_dp.RUNS) + len(golden_dp.SAMPLER_RUNS)) * len(golden_dp.DELTAS)
+
+
+def test_each_peer_sees_only_the_runs_it_accounts(monkeypatch):
+    fixed = Target(Phase(Fraction(1, 100), Fraction(2), 3, "fixed", "replace-one", 6, 600), Fraction(1, 10**5),
+                   Fraction(1), Fraction(2))
+    seen = []
+    monkeypatch.setattr(dp_compare, "load_dp", lambda name: lambda run, d: seen.append((name, run))
+                        or dp_peers.PeerEpsilon(1.5, None))
+    points = dp_compare.compare_dp(list(dp_peers.DP_PEERS), [T, fixed])
+    assert [p.peer for p in points if p.target is fixed] == ["dp_accounting_rdp_fixed"]
+    assert ("dp_accounting_rdp_fixed", [(0.01, 2.0, 3, 6, 600)]) in seen
+    assert all(name not in ("dp_accounting_rdp_fixed", "dp_accounting_pld_replace_one") for name, run in seen
+               if len(run[0]) == 3)
+
+
+def test_replace_one_and_fixed_peers_against_the_golden_rows():
+    """dp_accounting's REPLACE_ONE PLD is exact or conservative on the replace-one rows (never below the proven
+    lower end); its RDP for fixed-size batches stays above the proven upper end (a looser bound)."""
+    _peer("dp_accounting_pld_replace_one")
+    targets = [t for t in dp_compare.default_targets() if t.phase.neighbours == "replace-one" and t.phase.steps <= 1000
+               and t.delta >= Fraction(1, 10**10)]
+    points = dp_compare.compare_dp(["dp_accounting_pld_replace_one", "dp_accounting_rdp_fixed"], targets)
+    assert {p.peer for p in points} == {"dp_accounting_pld_replace_one", "dp_accounting_rdp_fixed"}
+    assert all(p.classification in ("exact", "conservative") for p in points)
+    assert all(p.classification == "conservative" for p in points if p.peer == "dp_accounting_rdp_fixed")
 
 
 def _peer(name):

@@ -45,8 +45,20 @@ def test_rdp_accountants_are_upper_bounds_of_the_closed_form(name):
 def test_phases_compose_like_one_run(name):
     # two phases of equal parameters are one run of their summed steps
     fn = peer(name)
-    split, whole = fn([(0.01, 1.0, 300), (0.01, 1.0, 700)], 1e-5), fn([(0.01, 1.0, 1000)], 1e-5)
+    sizes = (600, 60000) if dp_peers.DP_PEERS[name].sampler == "fixed" else ()  # a batch of 600 of 60000: q = 0.01
+    split = fn([(0.01, 1.0, 300, *sizes), (0.01, 1.0, 700, *sizes)], 1e-5)
+    whole = fn([(0.01, 1.0, 1000, *sizes)], 1e-5)
     assert split.epsilon == pytest.approx(whole.epsilon, rel=1e-2)
+
+
+def test_the_replace_one_peers_read_sigma_as_documented():
+    """dp_accounting's REPLACE_ONE PLD at q = 1 is the Gaussian mechanism at sensitivity 2 (μ = 2·√T/σ); its RDP bound
+    for fixed-size batches, given σ/2 by the adapter, is an upper bound of that same mechanism at q = 1."""
+    exact = float(gaussian_epsilon(DELTA, 2 * math.sqrt(STEPS) / SIGMA))
+    pld = peer("dp_accounting_pld_replace_one")([(1.0, SIGMA, STEPS)], DELTA)
+    assert exact <= pld.epsilon <= exact + 1e-2
+    fixed = peer("dp_accounting_rdp_fixed")([(1.0, SIGMA, STEPS, 100, 100)], DELTA)
+    assert exact < fixed.epsilon < exact + 2.0
 
 
 def test_unknown_peer_and_empty_run_are_refused():

@@ -12,6 +12,7 @@ from rdp_verify.reference import golden_dp, golden_dp_rows
 ROOT = Path(__file__).resolve().parents[2]
 FILE = ROOT / "certificates" / f"golden-dp-v{golden_dp.FORMAT_VERSION}.csv"
 PINNED = ROOT / "certificates" / "golden-dp-v1.csv"  # version 1, kept as it was
+PINNED_V2 = ROOT / "certificates" / "golden-dp-v2.csv"  # version 2, kept as it was
 
 
 def data_lines():
@@ -20,25 +21,35 @@ def data_lines():
 
 def test_header_columns_and_grid_order():
     assert FILE.read_text(encoding="utf-8").startswith(golden_dp.header())
-    assert [tuple(line.split(",")[:4]) for line in data_lines()] == [
-        (q, s, str(t), d) for q, s, t, d in golden_dp.points()]
-    assert len(data_lines()) == len(golden_dp.RUNS) * len(golden_dp.DELTAS)
+    assert [tuple(line.split(",")[:8]) for line in data_lines()] == [
+        tuple(map(str, point)) for point in golden_dp.points()]
+    assert len(data_lines()) == (len(golden_dp.RUNS) + len(golden_dp.SAMPLER_RUNS)) * len(golden_dp.DELTAS)
 
 
-@pytest.mark.parametrize("index", [i for i, (q, s, t, d) in enumerate(golden_dp.points()) if t <= 1000])
+@pytest.mark.parametrize("index", [i for i, point in enumerate(golden_dp.points()) if point[2] <= 1000])
 def test_short_runs_regenerate_bit_for_bit(index):
     assert golden_dp.row(golden_dp.points()[index]) == data_lines()[index]
 
 
 def test_brackets_are_ordered_and_narrow():
+    """Narrow where both ends come from one pair (Poisson sampling); ordered everywhere."""
     for t in golden_dp_rows():
-        assert 0 < t.lower <= t.upper and (t.upper - t.lower) / t.upper <= golden_dp.TOLERANCE
+        assert 0 < t.lower <= t.upper
+        if t.phase.sampler == "poisson":
+            assert (t.upper - t.lower) / t.upper <= golden_dp.TOLERANCE
+
+
+def test_version_3_keeps_version_2s_rows_bit_for_bit():
+    """The Poisson add/remove output did not change with the samplers: every bracket of version 2 is in version 3."""
+    old = golden_dp.parse_rows(PINNED_V2.read_text(encoding="utf-8"))
+    new = [row for row in golden_dp.parse_rows(FILE.read_text(encoding="utf-8")) if row[0].default]
+    assert old == new
 
 
 @pytest.mark.parametrize("target", [t for t in golden_dp_rows() if t.phase.q == 1], ids=lambda t: t.describe())
 def test_q_one_rows_contain_the_gaussian_closed_form(target):
-    # q = 1: the Gaussian mechanism with mu = sqrt(T)/sigma (Balle & Wang 2018, Theorem 8)
-    mu = math.sqrt(target.phase.steps) / float(target.phase.sigma)
+    # q = 1: the Gaussian mechanism with mu = Δ·sqrt(T)/sigma (Balle & Wang 2018, Theorem 8), Δ = 2 for replace-one
+    mu = (2 if target.phase.neighbours == "replace-one" else 1) * math.sqrt(target.phase.steps) / float(target.phase.sigma)
     exact = gaussian_epsilon(target.delta, mu)
     assert target.lower <= Fraction(str(exact)) <= target.upper
 
@@ -46,7 +57,7 @@ def test_q_one_rows_contain_the_gaussian_closed_form(target):
 def test_version_1_is_kept_and_agrees_with_the_current_brackets():
     # both files hold proven brackets of the same runs: each pair must overlap (one contains the truth)
     old = golden_dp.parse_rows(PINNED.read_text(encoding="utf-8"))
-    new = golden_dp.parse_rows(FILE.read_text(encoding="utf-8"))
+    new = golden_dp.parse_rows(PINNED_V2.read_text(encoding="utf-8"))
     assert [(p, d) for p, d, _, _ in old] == [(p, d) for p, d, _, _ in new]
     for (_, _, lo1, hi1), (_, _, lo2, hi2) in zip(old, new):
         assert max(lo1, lo2) <= min(hi1, hi2)
@@ -60,10 +71,13 @@ def test_packaged_copy_is_the_file():
 def test_cli_writes_the_same_rows(tmp_path, monkeypatch, capsys):
     from rdp_verify.cli import main
     short = tuple(sorted(golden_dp.RUNS, key=lambda r: r[2])[:2])  # the rows themselves are checked above
+    others = tuple(r for r in golden_dp.SAMPLER_RUNS if r[3] == "shuffle")[:1]
     monkeypatch.setattr(golden_dp, "RUNS", short)
+    monkeypatch.setattr(golden_dp, "SAMPLER_RUNS", others)
     out = tmp_path / "g.csv"
     assert main(["golden", "--dp", "--out", str(out), "--jobs", "2"]) == 0
-    assert f"wrote {len(short) * len(golden_dp.DELTAS)} rows" in capsys.readouterr().err
+    count = (len(short) + len(others)) * len(golden_dp.DELTAS)
+    assert f"wrote {count} rows" in capsys.readouterr().err
     rows = out.read_text(encoding="utf-8").splitlines(keepends=True)[golden_dp.header().count("\n"):]
-    assert set(rows) <= set(data_lines()) and len(rows) == len(short) * len(golden_dp.DELTAS)
+    assert set(rows) <= set(data_lines()) and len(rows) == count
     assert main(["golden", "--dp", "--verify", str(tmp_path)]) == 2

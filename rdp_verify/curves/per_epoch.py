@@ -1,0 +1,274 @@
+"""Proven bounds for samplers that put each record in exactly one batch per epoch: shuffling, balls-in-bins.
+
+A phase of ``shuffle`` draws a fresh uniformly random permutation of the N records every epoch and
+cuts it into t = N/b batches of b; ``balls-in-bins`` (random allocation: Chua, Ghazi, Kamath, Kumar,
+Manurangsi, Sinha, Zhang, AISTATS 2025, arXiv 2412.16802; Feldman and Shenfeld 2025, arXiv
+2502.08202) puts each record into one uniformly random step of the epoch's t, independently. No
+amplification-by-sampling theorem for either is certified here, so the bracket is two separate proofs:
+
+**Upper bound: no amplification.** In each epoch the differing record's gradient enters exactly one
+step (under add/remove it is read as *zero-out*: the record is replaced by one with gradient 0, so N
+and every other record's batch stay put; under replace-one it is replaced in its own position).
+Conditioned on the permutation or allocation (the same in both datasets, and independent of the data),
+an epoch is the adaptive composition of steps in which only one sees the record, with ℓ2 sensitivity Δ
+(1 zero-out, 2 replace-one): a Gaussian mechanism N(0, σ²) vs N(Δ, σ²), and the other steps are
+identical in both. Epoch after epoch this composes to the Gaussian mechanism with
+μ² = Σ_i E_i·Δ²/σ_i² (E_i the epochs phase i begins, ⌈T_i/t_i⌉; Dong, Roth, Su 2022, Corollary 3.3),
+and mixing over the permutations (the same mixture on both sides) cannot increase the hockey-stick
+divergence (joint convexity). Its curve is the closed form of :mod:`rdp_verify.curves.gaussian`
+(Balle & Wang 2018, Theorem 8). This holds for *any* sampler in which each record joins at most one
+batch per epoch, persistent shuffling included.
+
+**Lower bound: an explicit pair of neighbouring datasets** (after Chua, Ghazi, Kamath, Kumar,
+Manurangsi, Sinha, Zhang, "How Private are DP-SGD Implementations?", ICML 2024, arXiv 2403.17673,
+Section 4, and their multi-epoch follow-up, NeurIPS 2024, arXiv 2411.04205). A one-parameter model
+with the linear loss ℓ(θ; x) = θ·g_x has constant gradients, so DP-SGD's iterates reveal each step's
+noisy gradient sum Y_s exactly. Let every other record have gradient c ∈ [−1, 1] and the differing
+record g = 1 (against g' = 0, zero-out; against g' = −1, replace-one). In one epoch of phase i its
+step j is uniform on the t_i steps (shuffle and balls-in-bins alike), and after subtracting the known
+b·c from every step, Y ∈ ℝ^{t_i} is N(m·e_j, σ_i²I) with m = g − c in one dataset and m' = g' − c in
+the other (c = −1 with zero-out is the pair Chua et al. use: shifts 2 and 1, so the differing step
+stands out in both). That needs the other steps' sums known, which shuffling's fixed batch size gives;
+balls-in-bins batches have random sizes, so there c = 0 (the others then add nothing whatever the sizes).
+The epoch's maximum M = max_s Y_s has the exact CDF
+F_m(τ) = Φ(τ/σ)^{t−1}·Φ((τ − m)/σ), and the number C of the E full epochs (⌊T_i/t_i⌋; a fresh
+permutation each epoch makes them independent) with M > τ is Binomial(E, 1 − F_m(τ)). C is a
+post-processing of the run's output (as is dropping every other phase), so for any τ and k,
+
+    δ(ε) ≥ P(C ≥ k) − e^ε·P'(C ≥ k)   and   δ(ε) ≥ P'(C < k) − e^ε·P(C < k)
+
+(the two orders of the pair; P, P' the laws under m and under m'), and
+ε(δ) ≥ log((P(C ≥ k) − δ)/P'(C ≥ k)) whenever P(C ≥ k) > δ (likewise for the other order).
+Binomial tails are regularized incomplete beta functions, P(C ≥ k) = I_p(k, E − k + 1), enclosed
+by Arb (python-flint ``beta_lower``) with p from erfc, so each bound is proven; c, τ and k are chosen
+by a double-precision search (a heuristic: any choice gives a true bound) and recorded.
+
+The lower bound assumes a fresh permutation (or allocation) each epoch. Nothing here is tight: the
+bracket says how far apart the two proofs are.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Sequence
+
+from flint import arb, ctx
+
+from ..foundations.inputs import InputError, fraction_text
+from ..foundations.results import arb_to_bounded, to_arb
+from ..foundations.run import Phase
+from .gaussian import GaussianCurve
+
+__all__ = ["PerEpochBounds", "is_per_epoch_run", "Test"]
+
+_PREC = 256
+_TAUS = 161  # thresholds tried by the search (a heuristic: any τ gives a proven bound)
+
+
+def is_per_epoch_run(phases: Sequence[Phase]) -> bool:
+    """Every phase shuffles or allocates balls into bins (each record in exactly one batch per epoch)."""
+    return all(p.sampler in ("shuffle", "balls-in-bins") for p in phases)
+
+
+@dataclass(frozen=True)
+class Test:
+    """One lower-bound test: phase ``phase``'s count of epochs whose maximum exceeds ``threshold``,
+    compared with ``count``; ``order`` "forward" rejects for C ≥ k, "reverse" (the pair's other order) for C < k."""
+
+    phase: int
+    order: str
+    threshold: Fraction
+    count: int
+    others: Fraction  # c: every other record's gradient
+
+    def to_json(self) -> dict[str, Any]:
+        return {"phase": self.phase, "others_gradient": fraction_text(self.others), "order": self.order,
+                "threshold": fraction_text(self.threshold), "count": self.count}
+
+
+def _upper_phases(phases: Sequence[Phase]) -> tuple[Phase, ...]:
+    """The no-amplification bound as a q = 1 run: one full-batch step per epoch begun, same σ and neighbours."""
+    return tuple(Phase(Fraction(1), p.sigma, p.epochs[1], neighbours=p.neighbours) for p in phases)
+
+
+def _phi(x: arb) -> arb:
+    return (-x / arb(2).sqrt()).erfc() / 2
+
+
+def _exceed(p: Phase, m: Fraction, tau: arb) -> arb:
+    """1 − F_m(τ) = P(max_s Y_s > τ), Y = N(m·e_j, σ²I) in ℝ^t (module docstring)."""
+    s, t = to_arb(p.sigma), p.batches_per_epoch
+    cdf = _phi(tau / s) ** (t - 1) * _phi((tau - to_arb(m)) / s)
+    return 1 - cdf
+
+
+def _at_least(prob: arb, epochs: int, k: int) -> arb:
+    """P(Binomial(E, p) ≥ k) = I_p(k, E − k + 1) (1 for k ≤ 0, 0 for k > E)."""
+    if k <= 0:
+        return arb(1)
+    if k > epochs:
+        return arb(0)
+    return prob.beta_lower(k, epochs - k + 1, regularized=True)
+
+
+def _below(prob: arb, epochs: int, k: int) -> arb:
+    """P(Binomial(E, p) < k) = I_{1−p}(E − k + 1, k) (0 for k ≤ 0, 1 for k > E)."""
+    if k <= 0:
+        return arb(0)
+    if k > epochs:
+        return arb(1)
+    return (1 - prob).beta_lower(epochs - k + 1, k, regularized=True)
+
+
+def _shifts(p: Phase, c: Fraction) -> tuple[Fraction, Fraction]:
+    """(m, m'): the differing step's mean in the two datasets, others at gradient c: (1 − c, −c) zero-out,
+    (1 − c, −1 − c) replace-one."""
+    return 1 - c, (-1 if p.neighbours == "replace-one" else 0) - c
+
+
+_OTHERS = tuple(Fraction(c, 4) for c in range(-4, 5))  # the other records' gradients tried by the search (shuffle)
+
+
+def _others(p: Phase) -> tuple[Fraction, ...]:
+    """The other records' gradients c a test may use: any in [−1, 1] for shuffling (every batch has exactly b
+    records, so the others' sum b·c is known), only 0 for balls-in-bins (random batch sizes)."""
+    return _OTHERS if p.sampler == "shuffle" else (Fraction(0),)
+
+
+def _masses(p: Phase, test: Test) -> tuple[arb, arb]:
+    """(A, B) of a test: the rejection region's probability under the first and the second of the ordered pair."""
+    epochs = p.epochs[0]
+    if test.others not in _others(p) and not (p.sampler == "shuffle" and -1 <= test.others <= 1):
+        raise InputError(f"others_gradient={test.others} is not a valid choice for sampler {p.sampler}")
+    tau = to_arb(test.threshold)
+    m1, m0 = _shifts(p, test.others)
+    p1, p0 = _exceed(p, m1, tau), _exceed(p, m0, tau)
+    if test.order == "forward":
+        return _at_least(p1, epochs, test.count), _at_least(p0, epochs, test.count)
+    return _below(p0, epochs, test.count), _below(p1, epochs, test.count)
+
+
+def _log_binomial_tails(p: float, epochs: int) -> tuple[list[float], list[float]]:
+    """log P(C ≥ k) and log P(C < k) for k = 0 … E + 1, C ~ Binomial(E, p), in double precision."""
+    lp, lq = (math.log(p) if p > 0 else -math.inf), (math.log1p(-p) if p < 1 else -math.inf)
+    logs = [math.lgamma(epochs + 1) - math.lgamma(c + 1) - math.lgamma(epochs - c + 1)
+            + (c * lp if c else 0.0) + ((epochs - c) * lq if epochs - c else 0.0) for c in range(epochs + 1)]
+
+    def logsumexp(a: float, b: float) -> float:
+        if a == -math.inf:
+            return b
+        if b == -math.inf:
+            return a
+        m = max(a, b)
+        return m + math.log(math.exp(a - m) + math.exp(b - m))
+
+    upper = [-math.inf] * (epochs + 2)
+    for c in range(epochs, -1, -1):
+        upper[c] = logsumexp(upper[c + 1], logs[c])
+    lower = [-math.inf] * (epochs + 2)
+    for c in range(epochs + 1):
+        lower[c + 1] = logsumexp(lower[c], logs[c])
+    return upper, lower
+
+
+def _search(p: Phase, index: int, delta: float | None, epsilon: float | None) -> list[Test]:
+    """Candidate tests maximising the lower bound of ε(δ) (``delta``) or of δ(ε) (``epsilon``) for one phase, by a
+    double-precision search over τ and k (a heuristic; the bound of every candidate is then proven in Arb)."""
+    from statistics import NormalDist
+
+    epochs, t, s = p.epochs[0], p.batches_per_epoch, float(p.sigma)
+    if epochs < 1:
+        return []
+    norm = NormalDist()
+    top = 2 + s * (math.sqrt(2 * math.log(t + 1)) + 8)
+    best: dict[str, tuple[float, Test]] = {}
+    for c, i in ((c, i) for c in _others(p) for i in range(_TAUS)):
+        tau = -2 - s * 4 + (top + 2 + s * 4) * i / (_TAUS - 1)
+        tau_exact = Fraction(f"{tau:.4g}")
+
+        def exceed(m: Fraction) -> float:
+            return 1 - norm.cdf(float(tau_exact) / s) ** (t - 1) * norm.cdf((float(tau_exact) - float(m)) / s)
+
+        m1, m0 = _shifts(p, c)
+        p1, p0 = exceed(m1), exceed(m0)
+        if not 0 < p0 < 1 or not 0 < p1 < 1:
+            continue
+        up1, low1 = _log_binomial_tails(p1, epochs)
+        up0, low0 = _log_binomial_tails(p0, epochs)
+        for order, a_tail, b_tail, ks in (("forward", up1, up0, range(1, epochs + 1)),
+                                          ("reverse", low0, low1, range(1, epochs + 1))):
+            for k in ks:
+                la, lb = a_tail[k], b_tail[k]
+                if delta is not None:
+                    if la <= math.log(delta) or lb == -math.inf:
+                        continue
+                    score = math.log(math.exp(la) - delta) - lb
+                else:
+                    score = math.exp(la) - math.exp(epsilon + lb) if lb > -700 else math.exp(la)
+                if order not in best or score > best[order][0]:
+                    best[order] = (score, Test(index, order, tau_exact, k, c))
+    return [test for _, test in best.values()]
+
+
+@dataclass
+class PerEpochBounds:
+    """The proven bracket of a shuffled or balls-in-bins run (module docstring): ``upper`` is the
+    no-amplification Gaussian (a :class:`GaussianCurve`); the lower bounds come from :class:`Test` s."""
+
+    phases: tuple[Phase, ...]
+    given: tuple[Test, ...] | None = None  # tests to use instead of searching (a certificate's, re-checked)
+    tests: list[Test] = field(default_factory=list)  # the tests behind the last bound computed
+
+    def __post_init__(self) -> None:
+        self.upper = GaussianCurve(_upper_phases(self.phases))
+
+    @property
+    def mu_squared(self) -> Fraction:
+        return self.upper.mu_squared
+
+    def _candidates(self, delta: Fraction | None, epsilon: Fraction | None) -> list[tuple[Phase, Test]]:
+        if self.given is not None:
+            return [(self.phases[t.phase], t) for t in self.given]
+        out = []
+        for i, p in enumerate(self.phases):
+            for test in _search(p, i, None if delta is None else float(delta),
+                                None if epsilon is None else float(epsilon)):
+                out.append((p, test))
+        return out
+
+    def delta_bounds(self, epsilon: Fraction) -> tuple[Fraction, Fraction]:
+        """Proven [δ_lower, δ_upper] at ε: the best test's P(A) − e^ε·P'(A) (Arb, lower end), and the Gaussian."""
+        upper = self.upper.delta_bounds(epsilon)[1]
+        chosen = self._candidates(None, epsilon)
+        lower, used = Fraction(0), []
+        with ctx.workprec(_PREC):
+            x = to_arb(Fraction(epsilon)).exp()
+            for p, test in chosen:
+                a, b = _masses(p, test)
+                value = arb_to_bounded(a - x * b).lower
+                if value > lower:
+                    lower, used = value, [test]
+        self.tests = used
+        return min(lower, upper), upper
+
+    def epsilon_bounds(self, delta: Fraction) -> tuple[Fraction, Fraction]:
+        """Proven [ε_lower, ε_upper] at δ: max over tests of log((P(A) − δ)/P'(A)) (Arb, lower end; 0 if none
+        exceeds δ), and the Gaussian's ε."""
+        upper = self.upper.epsilon_bounds(delta)[1]
+        chosen = self._candidates(delta, None)
+        lower, used = Fraction(0), []
+        with ctx.workprec(_PREC):
+            d = to_arb(Fraction(delta))
+            for p, test in chosen:
+                a, b = _masses(p, test)
+                if not (a - d > 0 and b > 0):
+                    continue
+                value = arb_to_bounded(((a - d) / b).log()).lower
+                if value > lower:
+                    lower, used = value, [test]
+        self.tests = used
+        if lower > upper:
+            raise ArithmeticError("the shuffle lower bound exceeds the no-amplification upper bound: a bug")
+        return lower, upper

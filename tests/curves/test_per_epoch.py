@@ -1,0 +1,119 @@
+"""Shuffling and balls-in-bins: the no-amplification upper end against the Gaussian closed form, the explicit
+pair's model against a simulation of the actual samplers, and the bracket's certificate."""
+
+import json
+from fractions import Fraction
+
+import mpmath as mp
+import numpy as np
+import pytest
+from flint import ctx
+from mutations import assert_every_field_checked, edited
+
+from rdp_verify.curves.accountant import bracket
+from rdp_verify.curves.certificate import POLICY, SCHEMA, certify_run, check_run_certificate, compare, recompute
+from rdp_verify.curves.per_epoch import PerEpochBounds, _exceed, _shifts
+from rdp_verify.foundations.results import to_arb
+from rdp_verify.foundations.run import Phase
+from tests.curve_oracles import gaussian_epsilon
+
+DELTA = Fraction(1, 10**5)
+
+
+def shuffle(sigma="1.3", epochs=3, neighbours="add-remove", sampler="shuffle", batch=250, n=60000):
+    t = n // batch
+    return Phase(Fraction(batch, n), Fraction(sigma), epochs * t, sampler, neighbours, batch, n)
+
+
+@pytest.mark.parametrize("neighbours, sensitivity", [("add-remove", 1), ("replace-one", 2)])
+@pytest.mark.parametrize("sampler", ["shuffle", "balls-in-bins"])
+def test_upper_end_is_the_gaussian_mechanism_once_per_epoch(sampler, neighbours, sensitivity):
+    result = bracket([shuffle(epochs=3, neighbours=neighbours, sampler=sampler)], delta=DELTA)
+    mu = sensitivity * mp.sqrt(3) / mp.mpf("1.3")
+    reference = gaussian_epsilon(DELTA, mu)
+    assert result.method == "per-epoch bounds"
+    assert abs(mp.mpf(result.upper.numerator) / result.upper.denominator - reference) <= reference * mp.mpf(10) ** -12
+    assert 0 < result.lower <= result.upper
+
+
+def test_a_partial_epoch_counts_as_begun_above_and_is_dropped_below():
+    phase = Phase(Fraction(1, 4), Fraction(1), 9, "shuffle", "add-remove", 5, 20)  # 2 full epochs and 1 step
+    curves = PerEpochBounds((phase,))
+    assert curves.mu_squared == 3  # three epochs begun, sensitivity 1, sigma 1
+    assert phase.epochs == (2, 3)
+
+
+def test_more_epochs_never_lower_the_proven_lower_end():
+    lows = [bracket([shuffle(sigma="0.8", epochs=e)], delta=DELTA).lower for e in (1, 2, 4)]
+    assert lows[0] <= lows[1] <= lows[2]
+
+
+def _simulate(sampler, c, g, n=8, b=2, sigma=1.0, trials=400_000, seed=7):
+    """The explicit pair's statistic from the actual sampler: N records, record 0 the differing one (gradient g),
+    the others c; each trial one epoch; returns max over the t steps of (noisy sum − b·c)."""
+    rng = np.random.default_rng(seed)
+    t = n // b
+    grads = np.full(n, float(c))
+    grads[0] = g
+    if sampler == "shuffle":
+        order = rng.permuted(np.tile(np.arange(n), (trials, 1)), axis=1)
+        step_of = np.empty_like(order)
+        np.put_along_axis(step_of, order, np.repeat(np.arange(t), b)[None, :].repeat(trials, 0), axis=1)
+    else:
+        step_of = rng.integers(0, t, size=(trials, n))
+    sums = np.zeros((trials, t))
+    for record in range(n):
+        np.add.at(sums, (np.arange(trials), step_of[:, record]), grads[record])
+    return (sums - b * c + rng.normal(0, sigma, size=(trials, t))).max(axis=1)
+
+
+@pytest.mark.parametrize("sampler, neighbours, c", [("shuffle", "add-remove", Fraction(-1)),
+                                                     ("shuffle", "replace-one", Fraction(1, 2)),
+                                                     ("balls-in-bins", "add-remove", Fraction(0)),
+                                                     ("balls-in-bins", "replace-one", Fraction(0))])
+def test_the_pairs_model_matches_a_simulation_of_the_sampler(sampler, neighbours, c):
+    """The modelled law of an epoch's largest step, F_m(τ) = Φ(τ/σ)^{t−1}Φ((τ − m)/σ), against the sampler
+    run on an actual dataset (both datasets of the pair), within 5 standard errors."""
+    phase = Phase(Fraction(1, 4), Fraction(1), 4, sampler, neighbours, 2, 8)
+    m1, m0 = _shifts(phase, c)
+    g_other = -1 if neighbours == "replace-one" else 0
+    for g, m in ((1, m1), (g_other, m0)):
+        maxima = _simulate(sampler, c, g)
+        for tau in (Fraction(1, 2), Fraction(2)):
+            with ctx.workprec(128):
+                model = float(_exceed(phase, m, to_arb(tau)).mid())
+            seen = float((maxima > float(tau)).mean())
+            assert abs(seen - model) <= 5 * np.sqrt(model * (1 - model) / len(maxima))
+
+
+def test_balls_in_bins_never_uses_other_gradients():
+    """Random batch sizes make the others' sum unknown unless their gradient is 0."""
+    result = bracket([shuffle(sigma="0.8", epochs=1, sampler="balls-in-bins")], delta=DELTA)
+    assert all(t.others == 0 for t in result.curves.tests)
+
+
+def test_the_chua_et_al_example_shuffle_lower_end_exceeds_the_poisson_curve():
+    """The authors' example (google-research dpsgd_batch_sampler_accounting/example.py): σ = 0.35, 1000 steps
+    per epoch, one epoch. At ε = 4 the proven lower end of δ for shuffling exceeds the proven upper end for
+    Poisson sampling at the same rate: shuffling is provably less private here."""
+    shuffled = bracket([Phase(Fraction(1, 1000), Fraction(35, 100), 1000, "shuffle", "add-remove", 60, 60000)],
+                       epsilon=Fraction(4))
+    poisson = bracket([Phase(Fraction(1, 1000), Fraction(35, 100), 1000)], epsilon=Fraction(4))
+    assert shuffled.lower > poisson.upper
+
+
+@pytest.mark.parametrize("target", [{"delta": DELTA}, {"epsilon": Fraction(2)}])
+def test_certificate_is_rechecked_and_every_field_verified(target):
+    cert = certify_run([shuffle(epochs=2)], **target)
+    assert check_run_certificate(json.loads(json.dumps(cert))) == []
+    assert cert["method"] == "per-epoch bounds" and cert["settings"]["lower_tests"]
+    assert assert_every_field_checked(cert, recompute(cert), POLICY, compare, SCHEMA) > 40
+
+
+@pytest.mark.parametrize("path, value", [("settings.lower_tests.0.threshold", "1"),
+                                         ("settings.lower_tests.0.others_gradient", "3"),
+                                         ("inputs.phases.0.sampler", "balls-in-bins")])
+def test_a_resealed_forgery_of_the_tests_or_the_sampler_is_caught(path, value):
+    cert = certify_run([shuffle(epochs=2)], delta=DELTA)
+    problems = check_run_certificate(edited(cert, path, value))
+    assert problems and all(":" in p for p in problems)
