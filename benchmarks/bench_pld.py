@@ -7,7 +7,10 @@ sides at that grid (upper and lower bounds, exact integer composition). Times ar
 ``--repeat`` runs. Then the scaling of the whole `rdp-verify dp` computation (adaptive grid,
 cross-check included) with the number of steps T and with δ, and the peak memory of the process.
 
-    python benchmarks/bench_pld.py [--repeat N] [--scaling]
+    python benchmarks/bench_pld.py [--repeat N] [--scaling] [--neighbours replace-one]
+
+``--neighbours replace-one`` runs the same workload under replace-one neighbours against dp_accounting's
+``REPLACE_ONE`` PLD accountant (rdp_verify then evaluates every grid point of the mixture pair's curve).
 
 Needs the optional peer: pip install 'rdp_verify[peers]'.
 """
@@ -44,20 +47,23 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--scaling", action="store_true", help="also time T up to 1e6 and delta down to 1e-30")
+    parser.add_argument("--neighbours", choices=("add-remove", "replace-one"), default="add-remove")
     args = parser.parse_args()
     try:
-        from dp_accounting import dp_event
+        from dp_accounting import dp_event, privacy_accountant
         from dp_accounting.pld import pld_privacy_accountant
     except ImportError:
         print("dp_accounting is not installed: pip install 'rdp_verify[peers]'", file=sys.stderr)
         return 2
-    phases = [Phase(Q, SIGMA, STEPS)]
+    phases = [Phase(Q, SIGMA, STEPS, neighbours=args.neighbours)]
+    relation = {"add-remove": "ADD_OR_REMOVE_ONE", "replace-one": "REPLACE_ONE"}[args.neighbours]
     full_time, full = best(lambda: bracket(phases, delta=DELTA), 1)
     settings = full.curves.settings
     h = settings.grid_step
 
     def theirs() -> float:
-        acc = pld_privacy_accountant.PLDAccountant(value_discretization_interval=float(h))
+        acc = pld_privacy_accountant.PLDAccountant(getattr(privacy_accountant.NeighboringRelation, relation),
+                                                   value_discretization_interval=float(h))
         acc.compose(dp_event.PoissonSampledDpEvent(float(Q), dp_event.GaussianDpEvent(float(SIGMA))), STEPS)
         return acc.get_epsilon(float(DELTA))
 
@@ -66,7 +72,8 @@ def main() -> int:
 
     peer_time, peer = best(theirs, args.repeat)
     our_time, result = best(ours, args.repeat)
-    print(f"workload: q={Q}, sigma={SIGMA}, T={STEPS}, delta={DELTA}; grid step h = {h} (chosen for relative width 1e-3)")
+    print(f"workload: q={Q}, sigma={SIGMA}, T={STEPS}, delta={DELTA}, {args.neighbours}; grid step h = {h} "
+          "(chosen for relative width 1e-3)")
     print(f"dp_accounting PLD (float64, pessimistic)           {peer_time * 1000:8.1f} ms   epsilon {peer:.6f}")
     print(f"rdp_verify bracket at the same grid (both bounds)  {our_time * 1000:8.1f} ms   ratio {our_time / peer_time:5.2f}x"
           f"   epsilon in [{float(result.lower):.6f}, {float(result.upper):.6f}]")
@@ -80,7 +87,7 @@ def main() -> int:
         for steps, delta in [(1000, "1e-5"), (14063, "1e-5"), (100000, "1e-5"), (1000000, "1e-5"),
                              (14063, "1e-10"), (14063, "1e-20"), (14063, "1e-30")]:
             start = time.perf_counter()
-            b = bracket([Phase(Q, SIGMA, steps)], delta=Fraction(delta))
+            b = bracket([Phase(Q, SIGMA, steps, neighbours=args.neighbours)], delta=Fraction(delta))
             cert = certificate_of(b, delta=Fraction(delta))
             seconds = time.perf_counter() - start
             length = max(p.length for p in b.curves.plds.values())

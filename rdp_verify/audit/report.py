@@ -165,7 +165,9 @@ def _assumption(result: Any, verdict: str) -> str | None:
     """Which proof decided a per-epoch (shuffle, balls-in-bins) run's verdict, or None for other runs."""
     if result.method != "per-epoch bounds":
         return None
-    samplers = " and ".join(dict.fromkeys(p.sampler for p in result.curves.phases))
+    phases = result.curves.phases
+    samplers = " and ".join(dict.fromkeys(p.sampler for p in phases))
+    samplers += " (zero-out neighbours)" if phases[0].neighbours == "add-remove" else " (replace-one neighbours)"
     if verdict == "holds":
         return (f"{samplers}: the upper end without amplification (each record in at most one batch per epoch: the "
                 "Gaussian mechanism once per epoch) is below the reported epsilon")

@@ -56,8 +56,8 @@ _POINT = ("value", "decision", "epsilon.lower", "epsilon.upper", "tolerance")
 POLICY = FieldPolicy(
     verified=(
         "format", "format_version", "mechanism",
-        *(f"inputs.{key}" for key in ("solve_for", "target_epsilon", "delta", "q", "sigma", "steps", "accountant",
-                                      "digits", "tolerance")),
+        *(f"inputs.{key}" for key in ("solve_for", "target_epsilon", "delta", "q", "sigma", "steps", "sampler",
+                                      "neighbours", "batch_size", "dataset_size", "accountant", "digits", "tolerance")),
         "grid", "range.lower", "range.upper", "accountant", "monotonicity",
         "answer", *(f"answer.{key}" for key in _POINT), "answer.order",
         "neighbour", *(f"neighbour.{key}" for key in _POINT), "neighbour.order",
@@ -81,8 +81,11 @@ def _point(problem: Problem, ev: Evaluation) -> dict[str, Any]:
 def _inputs(problem: Problem) -> dict[str, Any]:
     given = {k: (fraction_text(Fraction(v)) if k != "steps" else v)
              for k, v in (("q", problem.q), ("sigma", problem.sigma), ("steps", problem.steps)) if v is not None}
+    kind = {} if (problem.sampler, problem.neighbours) == ("poisson", "add-remove") else {
+        "sampler": problem.sampler, "neighbours": problem.neighbours,
+        **({} if problem.batch_size is None else {"batch_size": problem.batch_size, "dataset_size": problem.dataset_size})}
     return {"solve_for": problem.unknown, "target_epsilon": fraction_text(problem.target_epsilon),
-            "delta": fraction_text(problem.delta), **given, "accountant": problem.accountant,
+            "delta": fraction_text(problem.delta), **given, **kind, "accountant": problem.accountant,
             "digits": problem.digits, "tolerance": fraction_text(problem.tolerance)}
 
 
@@ -99,8 +102,11 @@ def certificate(cal: Calibration) -> dict[str, Any]:
     cert = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
-        "mechanism": "adaptive composition of the Sampled Gaussian Mechanism SG_{q,sigma}, steps times "
-                     "(Poisson sampling, add/remove-one, l2-sensitivity 1)",
+        "mechanism": ("adaptive composition of the Sampled Gaussian Mechanism SG_{q,sigma}, steps times "
+                      "(Poisson sampling, add/remove-one, l2-sensitivity 1)"
+                      if (p.sampler, p.neighbours) == ("poisson", "add-remove") else
+                      f"adaptive composition of noisy clipped-gradient sums, steps times, batches drawn by {p.sampler}, "
+                      f"{p.neighbours} neighbours (docs/samplers.md)"),
         "inputs": _inputs(p),
         "grid": p.grid.describe(),
         "range": {"lower": fraction_text(p.range[0]), "upper": fraction_text(p.range[1])},
@@ -126,7 +132,9 @@ def problem_of(inputs: dict[str, Any]) -> Problem:
     return Problem(inputs["solve_for"], parse_rational(inputs["target_epsilon"], "target_epsilon"),
                    parse_rational(inputs["delta"], "delta"), q=opt("q"), sigma=opt("sigma"),
                    steps=steps, accountant=inputs["accountant"], digits=inputs["digits"],
-                   tolerance=parse_rational(inputs["tolerance"], "tolerance"))
+                   tolerance=parse_rational(inputs["tolerance"], "tolerance"),
+                   sampler=inputs.get("sampler", "poisson"), neighbours=inputs.get("neighbours", "add-remove"),
+                   batch_size=inputs.get("batch_size"), dataset_size=inputs.get("dataset_size"))
 
 
 def _decision(point: dict[str, Any], target: Fraction) -> str:
@@ -141,7 +149,7 @@ def _embedded(problem: Problem, name: str, point: dict[str, Any]) -> list[str]:
     cert = point["certificate"]
     problems = [f"{name}.certificate: {line}" for line in integrity_errors(cert, RUN_SCHEMA)]
     run = problem.phase(Fraction(point["value"]))
-    expected = {"phases": [{"q": fraction_text(run.q), "sigma": fraction_text(run.sigma), "steps": run.steps}],
+    expected = {"phases": [run.to_json()],
                 "delta": fraction_text(problem.delta), "tolerance": point["tolerance"]}
     if cert["inputs"] != expected:
         problems.append(f"{name}.certificate.inputs: not the run, delta and tolerance of {name}")

@@ -29,6 +29,12 @@ divergence, applied to the product of the kernels, which handles the T-fold comp
 * T < T': dropping the last T' − T outputs maps the T'-fold products to the T-fold ones, so δ(ε) is
   non-decreasing in T.
 
+The run's sampler and neighbour relation (:mod:`rdp_verify.foundations.run`) may be any the privacy
+curve brackets: adding noise and dropping outputs are post-processings of every sampler's mechanism, so
+σ and T stay monotone; q is solved for under Poisson sampling only (replace-one: the same thinning maps
+(1 − q')N(0, σ²) + q'N(±1, σ²) to the rate-q pair, which neighbouring datasets attain), for the others
+q = b/N is given. The RDP accountant is the Poisson add/remove SGM's.
+
 The same holds for the RDP bound (Rényi divergences satisfy data processing; van Erven & Harremoës
 2014, Theorem 9). Hence a proof that the *neighbouring* grid value (next smaller σ, next larger T or
 q) has ε > E proves that every grid value beyond it does too: the answer is the optimum of the grid.
@@ -96,6 +102,10 @@ class Problem:
     accountant: str = "pld"
     digits: int = 3
     tolerance: Fraction = DEFAULT_TOLERANCE
+    sampler: str = "poisson"  # the run's batch sampler and neighbour relation (rdp_verify.foundations.run)
+    neighbours: str = "add-remove"
+    batch_size: int | None = None
+    dataset_size: int | None = None
 
     def __post_init__(self) -> None:
         if self.unknown not in UNKNOWNS:
@@ -107,6 +117,11 @@ class Problem:
             if (value is None) != (name == self.unknown):
                 raise InputError(f"give {' and '.join(n for n in given if n != self.unknown)}, "
                                  f"and not {self.unknown} (it is solved for)")
+        if self.sampler != "poisson" and self.unknown == "q":
+            raise InputError(f"sampler {self.sampler}: q = batch_size/dataset_size is given, not solved for "
+                             "(solve for sigma or steps)")
+        if self.accountant == "rdp" and (self.sampler, self.neighbours) != ("poisson", "add-remove"):
+            raise InputError("accountant rdp covers Poisson sampling with add-remove neighbours only; use pld")
         check_epsilon(self.target_epsilon, "target_epsilon", positive=True)
         check_delta(self.delta, "delta")
         check_tolerance(self.tolerance, "tolerance")
@@ -128,7 +143,8 @@ class Problem:
         """The run with the unknown set to ``value``."""
         fields: dict[str, Any] = {"q": self.q, "sigma": self.sigma, "steps": self.steps}
         fields[self.unknown] = int(value) if self.unknown == "steps" else value  # the integer grid's values are whole
-        return Phase(**fields)
+        return Phase(**fields, sampler=self.sampler, neighbours=self.neighbours, batch_size=self.batch_size,
+                     dataset_size=self.dataset_size)
 
     def ladder(self) -> tuple[Fraction, ...]:
         return tuple(t for t in LADDER if t > self.tolerance) + (self.tolerance,)

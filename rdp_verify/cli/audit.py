@@ -85,9 +85,12 @@ def register(subparsers: Any) -> None:
             "  rdp-verify audit --claims examples/claims.json\n"
             "\n"
             "Claims file: a JSON list (or {\"claims\": [...]}) or a CSV whose columns are the flags'\n"
-            "names: id, source, q (or batch_size, dataset_size), sigma, steps (or epochs, step_convention),\n"
-            "delta, epsilon, accountant, conversion, orders; a JSON claim may give a multi-phase run as\n"
-            "\"phases\": [...].\n"
+            "names: id, source, sampler, neighbours, q (or batch_size, dataset_size), sigma, steps (or epochs,\n"
+            "step_convention), delta, epsilon, accountant, conversion, orders; a JSON claim may give a\n"
+            "multi-phase run as \"phases\": [...].\n"
+            "A run that names another sampler or neighbour relation (--sampler, --neighbours) is audited by\n"
+            "pld only; a shuffled or balls-in-bins run is violated when the explicit-pair lower end exceeds the\n"
+            "claim, holds when the no-amplification upper end is below it (docs/samplers.md).\n"
             "Exit codes: 0 every claim holds, 1 a claim is violated, unsupported or inconclusive, 2 bad input."
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,

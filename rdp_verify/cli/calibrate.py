@@ -33,10 +33,6 @@ def _problem(ns: argparse.Namespace) -> Problem:
         fields.pop("dataset_size", None)
     fields[unknown] = "1"  # stands in for the unknown while the run is parsed
     (phase, _), = run_from_flags(fields)
-    if not phase.default:
-        raise UsageError("calibrate solves runs with Poisson sampling and add-remove neighbours only; for "
-                         f"--sampler {phase.sampler} --neighbours {phase.neighbours} bracket candidate runs with "
-                         "rdp-verify dp")
     target = parse_epsilon(ns.target_epsilon, "--target-epsilon", positive=True)
     delta = parse_delta(ns.delta)
     given = {"q": phase.q, "sigma": phase.sigma, "steps": phase.steps}
@@ -44,7 +40,9 @@ def _problem(ns: argparse.Namespace) -> Problem:
     tolerance = parse_tolerance(ns.tolerance)
     from ..calibration.solve import Problem  # once the flags are read: a typo answers at once
 
-    return Problem(unknown, target, delta, accountant=ns.accountant, digits=ns.digits, tolerance=tolerance, **given)
+    return Problem(unknown, target, delta, accountant=ns.accountant, digits=ns.digits, tolerance=tolerance, **given,
+                   sampler=phase.sampler, neighbours=phase.neighbours, batch_size=phase.batch_size,
+                   dataset_size=phase.dataset_size)
 
 
 def _line(p: Problem, ev: Evaluation) -> str:
@@ -65,6 +63,9 @@ def summary(cal: Calibration, cert: dict[str, Any]) -> str:
     p = cal.problem
     given = ", ".join(f"{k} = {fraction_text(Fraction(v))}" for k, v in
                       (("q", p.q), ("sigma", p.sigma), ("steps", p.steps)) if v is not None)
+    if (p.sampler, p.neighbours) != ("poisson", "add-remove"):
+        batches = "" if p.batch_size is None else f" (batch {p.batch_size} of {p.dataset_size})"
+        given = f"{p.sampler}{batches}, {p.neighbours}, {given}"
     best = "smallest" if p.unknown == "sigma" else "largest"
     beyond = "next smaller" if p.unknown == "sigma" else "next larger"
     how = "proven privacy curve (pld)" if p.accountant == "pld" else "best proven RDP bound (rdp)"

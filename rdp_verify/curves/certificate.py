@@ -105,8 +105,9 @@ PROOFS = {
     },
     "discrete pairs (replace-one)": {
         "upper": ("Connect-the-dots, as for add/remove, applied per step to a symmetric pair that dominates it: for "
-                  "Poisson sampling the mixture pair ((1-q)N(0,s^2) + qN(-1,s^2), (1-q)N(0,s^2) + qN(1,s^2)) (Zhu, Dong, "
-                  "Wang 2022; Lebeda, Regehr, Kamath, Steinke 2024); for fixed-size batches the symmetrised remove curve "
+                  "Poisson sampling the mixture pair ((1-q)N(0,s^2) + qN(-1,s^2), (1-q)N(0,s^2) + qN(1,s^2)) (the worst "
+                  "case by Lebeda, Regehr, Kamath, Steinke 2024, relied on: rdp_verify.curves.replace_one); for "
+                  "fixed-size batches the symmetrised remove curve "
                   "of SG(b/N, sigma/2) (advanced joint convexity, Balle, Barthe, Gaboardi 2018, Theorem 2). Composed by "
                   "exact integer convolution, masses rounded up (Zhu, Dong, Wang 2022, Theorem 10)."),
         "lower": ("Lowered chords below the same mixture pair (Poisson: it is attained by a pair of neighbouring "

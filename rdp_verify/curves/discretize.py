@@ -387,7 +387,8 @@ def discretize(q: Fraction, sigma: Fraction, grid: Grid, bits: int, budget: Frac
         c_lower = c if lower_curve is curve else _Curve(lower_curve, grid, ks)
         try:
             lower, checks = _lower_masses(lower_curve, c_lower)
-        except LowerPairError as exc:  # no verified dominated pair on this grid: the trivial lower bound δ ≥ 0
+        except ArithmeticError as exc:  # no verified dominated pair on this grid (LowerPairError, or a bound that
+            # the working precision could not make finite): the trivial lower bound δ ≥ 0
             lower, checks = [arb(0)] * len(c.x), {"lower_pair": f"refused ({exc}): masses 0, lower bound 0"}
         scale = arb(2) ** bits
         q_weights = [1 / x for x in c.x]  # Q-mass = P-mass·e^{−loss} = P-mass/x

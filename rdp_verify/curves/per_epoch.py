@@ -43,8 +43,14 @@ Binomial tails are regularized incomplete beta functions, P(C ≥ k) = I_p(k, E 
 by Arb (python-flint ``beta_lower``) with p from erfc, so each bound is proven; c, τ and k are chosen
 by a double-precision search (a heuristic: any choice gives a true bound) and recorded.
 
-The lower bound assumes a fresh permutation (or allocation) each epoch. Nothing here is tight: the
-bracket says how far apart the two proofs are.
+The lower bound assumes a fresh permutation (or allocation) each epoch, that each phase starts a new
+epoch, that every iterate is released, and that the update scales the noisy sum by a known constant
+(an implementation dividing by the realised, random size of a balls-in-bins batch is another
+mechanism). Both ends are for the zero-out relation when the run says add-remove: a zero-out pair
+is two add/remove steps apart, so the lower end refutes a claim made for zero-out neighbours (the
+relation for which Poisson add/remove accounting gives the same numbers, as dp_accounting's
+``REPLACE_SPECIAL``), not one for add/remove proper, which a fixed batch size leaves undefined.
+Nothing here is tight: the bracket says how far apart the two proofs are.
 """
 
 from __future__ import annotations

@@ -7,11 +7,22 @@ dp_accounting's ``NeighboringRelation.REPLACE_ONE``, and where a factor 2 has go
 google/differential-privacy #378). The replaced record's slot is in the batch with the same
 probability q in both datasets -- q under Poisson sampling, b/N for a uniformly drawn batch of b
 of N records -- and everything else is a common mixture, so one step is dominated by the pair with
-a mixture on **both** sides (Zhu, Dong, Wang 2022, Section 5 (Poisson subsampling and sampling
-without replacement under substitution); Lebeda, Regehr, Kamath, Steinke 2024, arXiv 2405.20769,
-where it is the pair dp_accounting's PLD accountant uses for REPLACE_ONE):
+a mixture on **both** sides:
 
     P = (1 − q)·N(0, σ²) + q·N(1, σ²),    Q = (1 − q)·N(0, σ²) + q·N(−1, σ²).
+
+What is proven here, and what is cited. Joint convexity over the other records (the same mixture in
+both datasets) and translation reduce one step to ((1 − q)N(0) + qN(g), (1 − q)N(0) + qN(g')) with
+‖g‖, ‖g'‖ ≤ 1; the map z ↦ Az + N(0, σ²(I − AAᵀ)), for a contraction A taking two unit vectors at the
+angle of g, g' to them, post-processes both mixtures at once, so the worst case is two unit vectors
+at some angle (the cases g' = 0 and g = 0, the remove and add pairs, are dominated by the same test
+sets). That the antipodal angle (g = −g', the pair above) is the worst is the statement of Lebeda,
+Regehr, Kamath, Steinke 2024 (arXiv 2405.20769) for Poisson subsampling under substitution, and the pair
+dp_accounting's PLD accountant uses for ``REPLACE_ONE``; it is relied on, not re-proven here (an
+independent two-dimensional quadrature at σ ∈ {0.5, 1, 2}, q ∈ {0.02, 0.2, 0.6}, x ∈ [0.3, 40] and
+angles from π/2 to 0.95π found no excess above 1e-12). Zhu, Dong, Wang 2022 (Section 5) treat
+subsampling under substitution in general; from the sensitivity-2 base pair their theorem gives the
+weaker remove pair of SG(q, σ/2).
 
 The same pair dominates every step, whatever came before, so it dominates the adaptive
 composition (Zhu, Dong, Wang 2022, Theorem 10). It is symmetric: the mirror z ↦ −z swaps P and Q
@@ -54,8 +65,8 @@ for x < 1 the equivalent 2xqc/(a(1 − x) + √(…)), without cancellation), z_
 
 Every value is an Arb ball at the working precision plus 2·log2(1/q) guard bits (near x = 1 the
 two terms of G cancel to about q of their size); q and σ enter as exact rationals, so every ball
-contains the exact value. The bound on H'' over a cell is H'' evaluated on balls of u covering the
-cell (u_x is increasing): Arb's enclosure of the function's range there (no unimodality argument needed).
+contains the exact value. The bound on H'' over a cell is H'' evaluated on balls of z covering the
+cell (z_x is increasing): Arb's enclosure of the function's range there (no unimodality argument needed).
 """
 
 from __future__ import annotations
@@ -72,7 +83,7 @@ from .single_step import StepCurve
 __all__ = ["ReplaceOneCurve", "SymmetrisedCurve", "replace_tail", "replace_loss_scale"]
 
 _DPS = 30  # mpmath digits of the grid heuristics: the same on every machine
-_PIECES = 4  # parts of a cell bounded separately (Arb's range enclosure over a ball widens with its width)
+_PIECES, _MAX_PIECES = 4, 64  # parts of a cell bounded separately (Arb's enclosure of a range widens with the ball)
 
 
 class ReplaceOneCurve:
@@ -125,9 +136,9 @@ class ReplaceOneCurve:
         """H'(x) = −Q(Λ > x)."""
         return self.values(x, g_side=False)[1]
 
-    def _curvature(self, u: arb) -> arb:
-        """H'' at the point where u = e^{z/σ²} (a ball of u gives a ball enclosing H'' over it)."""
-        z = self.s2 * u.log()
+    def _curvature(self, z: arb) -> arb:
+        """H'' at the point z_x = z (a ball of z gives a ball enclosing H'' over it)."""
+        u = (z / self.s2).exp()
         density = self.norm * (self.a * (-(z * z) / (2 * self.s2)).exp()
                                + self.q * (-((z + 1) * (z + 1)) / (2 * self.s2)).exp()) / self.sigma
         den = self.a + self.qc / u
@@ -137,16 +148,20 @@ class ReplaceOneCurve:
     def curvature_bound(self, x_lo: arb, x_hi: arb) -> arb:
         """An exact upper bound (an Arb point) of sup H'' over [x_lo, x_hi].
 
-        u_x increases with x, so the cell is u ∈ [u(x_lo), u(x_hi)] (ends enclosed at their outer sides);
-        H'' is evaluated on balls covering :data:`_PIECES` equal parts of that range, and the largest upper
-        end is the bound (Arb encloses the range of the expression over each ball).
+        z_x increases with x, so the cell is z ∈ [z(x_lo), z(x_hi)] (ends enclosed at their outer sides);
+        H'' is evaluated on balls covering equal parts of that range, each at most σ/4 wide (at least
+        :data:`_PIECES`, at most :data:`_MAX_PIECES` parts), and the largest upper end is the bound (Arb
+        encloses the range of the expression over each ball).
         """
         with ctx.workprec(self.prec):
-            u_lo, u_hi = self._u(x_lo.lower()).lower(), self._u(x_hi.upper()).upper()
+            z_lo = (self.s2 * self._u(x_lo.lower()).log()).lower()
+            z_hi = (self.s2 * self._u(x_hi.upper()).log()).upper()
+            span = ((z_hi - z_lo) / (self.sigma / 4)).upper()
+            pieces = _MAX_PIECES if not span < _MAX_PIECES else max(_PIECES, int(span.ceil().unique_fmpz()))
             bound = arb(0)
-            for i in range(_PIECES):
-                a = u_lo + (u_hi - u_lo) * i / _PIECES
-                b = u_lo + (u_hi - u_lo) * (i + 1) / _PIECES
+            for i in range(pieces):
+                a = z_lo + (z_hi - z_lo) * i / pieces
+                b = z_lo + (z_hi - z_lo) * (i + 1) / pieces
                 piece = self._curvature(a.lower().union(b.upper())).upper()
                 if not piece.is_finite():
                     raise ArithmeticError("curvature bound is not finite; raise the precision")

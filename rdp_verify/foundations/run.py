@@ -21,15 +21,16 @@ zero-out relation -- the record replaced by one whose gradient is 0, dp_accounti
 ``REPLACE_ONE``; the sum of clipped gradients moves by at most 2, twice the add/remove
 sensitivity).
 
-**What is proven for which combination** (:data:`PROOFS_BY_SAMPLER`; every other one is refused with
-:class:`InputError`, one line naming what is missing):
+**What is bounded for which combination** (every other one is refused with :class:`InputError`, one
+line naming what is missing; the proofs are in :mod:`rdp_verify.curves.replace_one` and
+:mod:`rdp_verify.curves.per_epoch`):
 
 * ``poisson`` + ``add-remove``: Mironov, Talwar, Zhang 2019; Zhu, Dong, Wang 2022, Theorem 11.
-* ``poisson`` + ``replace-one`` and ``fixed`` + ``replace-one``: one step is dominated by the pair
-  ((1 − q)N(0, σ²) + qN(−1, σ²), (1 − q)N(0, σ²) + qN(1, σ²)) (a mixture on both sides; Zhu, Dong,
-  Wang 2022, Section 5, and Lebeda, Regehr, Kamath, Steinke 2024, arXiv 2405.20769): the replaced
-  record's slot is in the batch with probability q (Poisson) or b/N (a uniform b-subset), the same
-  in both datasets, and everything else is a common mixture.
+* ``poisson`` + ``replace-one``: the mixture pair ((1 − q)N(0, σ²) + qN(1, σ²), (1 − q)N(0, σ²) +
+  qN(−1, σ²)) (Lebeda, Regehr, Kamath, Steinke 2024, arXiv 2405.20769; dp_accounting's ``REPLACE_ONE``).
+* ``fixed`` + ``replace-one``: *not* that pair (the slot of a record left out is filled by another):
+  above, the symmetrised remove curve of SG(b/N, σ/2) (advanced joint convexity, Balle, Barthe,
+  Gaboardi 2018, Theorem 2); below, an actual pair of neighbouring runs.
 * ``fixed`` + ``add-remove``: refused. Adding a record changes N and every batch's distribution;
   Lebeda et al. 2024 show that the worst pair of one step need not stay worst under composition,
   and no dominating pair of the composed run is proven.

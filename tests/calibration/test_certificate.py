@@ -4,7 +4,9 @@ import copy
 from fractions import Fraction
 from functools import cache
 
+import mpmath
 import pytest
+from curve_oracles import gaussian_delta
 from mutations import assert_every_field_checked, edited, perturbed
 
 from rdp_verify.calibration.certificate import (
@@ -120,3 +122,34 @@ def test_an_embedded_certificate_must_prove_its_point():
     resealed_outside = edited(tampered, "verdict", "calibrated")  # the same verdict: only the outer hash is renewed
     assert "answer.certificate: content_hash: does not match the certificate's content (the file was modified)" in \
         self_consistency(resealed_outside)
+
+
+def test_other_samplers_are_calibrated_and_their_inputs_verified():
+    """Replace-one at q = 1 is the Gaussian mechanism at sensitivity 2, μ = 2·√10/σ: the smallest σ with
+    ε(1e-5) ≤ 2 is σ* = 2·√10/μ*, μ* the root of the Balle–Wang closed form (computed here by bisection); the
+    answer is the two-digit grid value at or above σ*, the neighbour the one below."""
+    cal = certificate(calibrate(Problem("sigma", Fraction(2), DELTA, q=Fraction(1), steps=10, digits=2,
+                                        neighbours="replace-one")))
+    assert cal["inputs"]["neighbours"] == "replace-one" and "replace-one" in cal["mechanism"]
+    lo, hi = mpmath.mpf("0.01"), mpmath.mpf(10)  # gaussian_delta(2, μ) increases with μ: bisect δ(2) = 1e-5
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if gaussian_delta(2, mid) <= mpmath.mpf(10) ** -5 else (lo, mid)
+    sigma_star = 2 * mpmath.sqrt(10) / lo
+    answer, below = Fraction(cal["answer"]["value"]), Fraction(cal["neighbour"]["value"])
+    assert float(below) < sigma_star <= float(answer) and answer - below == 1 and 10 <= answer < 100  # grid step 1
+    assert check_calibration(cal) == []
+    problems = check_calibration(edited(cal, "inputs.neighbours", "add-remove"))
+    assert problems and all(":" in p for p in problems)
+
+
+@pytest.mark.parametrize("problem, message", [
+    (dict(unknown="q", sigma=Fraction(1), steps=10, sampler="fixed", neighbours="replace-one", batch_size=1,
+          dataset_size=10), "is given, not solved for"),
+    (dict(unknown="sigma", q=Fraction(1, 10), steps=10, neighbours="replace-one", accountant="rdp"),
+     "accountant rdp covers Poisson sampling with add-remove neighbours only"),
+])
+def test_calibration_refuses_what_it_cannot_solve(problem, message):
+    unknown = problem.pop("unknown")
+    with pytest.raises(ValueError, match=message):
+        Problem(unknown, Fraction(2), DELTA, **problem)

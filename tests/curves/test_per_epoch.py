@@ -117,3 +117,14 @@ def test_a_resealed_forgery_of_the_tests_or_the_sampler_is_caught(path, value):
     cert = certify_run([shuffle(epochs=2)], delta=DELTA)
     problems = check_run_certificate(edited(cert, path, value))
     assert problems and all(":" in p for p in problems)
+
+
+@pytest.mark.slow
+def test_the_documented_comparison_table_is_what_the_script_prints():
+    """docs/samplers.md shows examples/shuffle_vs_poisson.py's table (about a minute and a half)."""
+    import runpy
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    table = runpy.run_path(str(root / "examples" / "shuffle_vs_poisson.py"))["table"]()
+    assert table in (root / "docs" / "samplers.md").read_text(encoding="utf-8")

@@ -145,3 +145,30 @@ def test_certificates_name_the_pair_and_every_field_is_verified(sampler, sizes):
     assert cert["verdict"] == "certified" and check_run_certificate(cert) == []
     assert assert_every_field_checked(cert, recompute(cert), POLICY, compare, SCHEMA) > 60
     assert check_run_certificate(edited(cert, "inputs.phases.0.neighbours", "add-remove"))
+
+
+CORNERS = [("poisson", Fraction(1, 2), Fraction(1, 10), 1), ("poisson", Fraction(1, 10**6), Fraction(100), 1),
+           ("fixed", Fraction(1, 2), Fraction(100), 1000), ("fixed", Fraction(1, 10**6), Fraction(100), 1)]
+SLOW_CORNERS = [("poisson", Fraction(1, 10**6), Fraction(1, 10), 1000), ("fixed", Fraction(1, 10**6), Fraction(1, 10), 1000),
+                ("fixed", Fraction(1, 2), Fraction(1, 10), 1000)]
+
+
+def _corner(sampler, q, sigma, steps):
+    sizes = (None, None) if sampler == "poisson" else (int(q * 10**6), 10**6)
+    cert = certify_run([Phase(q, sigma, steps, sampler, "replace-one", *sizes)], delta=Fraction(1, 10**30))
+    assert cert["verdict"] in ("certified", "partial") and cert["epsilon"]["upper"] is not None
+    assert Fraction(cert["epsilon"]["lower"]) <= Fraction(cert["epsilon"]["upper"])
+    return cert
+
+
+@pytest.mark.parametrize("sampler, q, sigma, steps", CORNERS)
+def test_corners_of_the_domain_give_a_finite_proven_bracket(sampler, q, sigma, steps):
+    assert _corner(sampler, q, sigma, steps)["verdict"] == "certified"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sampler, q, sigma, steps", SLOW_CORNERS)
+def test_slow_corners_give_a_finite_bracket_or_say_partial(sampler, q, sigma, steps):
+    """Fixed-size batches with q = 1e-6 and σ = 0.1 are partial: SG(q, σ/2)'s lower pair collapses on the
+    symmetric grid (docs/samplers.md, limits)."""
+    _corner(sampler, q, sigma, steps)
