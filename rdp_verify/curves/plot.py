@@ -1,9 +1,11 @@
 """Drawing a run's privacy curve: the proven band δ_lower(ε) ≤ δ(ε) ≤ δ_upper(ε) and the RDP curve for contrast.
 
 The band is read off the composed discrete PLDs (:mod:`rdp_verify.curves.compose`) in double
-precision, for drawing only (the proven numbers are in the certificate); the RDP curve is the best
-ε over all real orders under Balle et al.'s conversion at a ladder of δ, each a proven upper bound
-(:func:`rdp_verify.accounting.optimal_order.optimal_epsilon`).
+precision, for drawing only (the proven numbers are in the certificate), or off the closed form and
+the per-epoch bounds (:mod:`rdp_verify.curves.per_epoch`, at fewer points: each is a search); the RDP
+curve is the best ε over all real orders under Balle et al.'s conversion at a ladder of δ, each a
+proven upper bound (:func:`rdp_verify.accounting.optimal_order.optimal_epsilon`), drawn for Poisson
+add/remove runs only (the RDP accountant is the Sampled Gaussian Mechanism's).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from ..foundations.figures import new_figure, save_figure
 from .accountant import Curves
 from .compose import PLD
 from .gaussian import GaussianCurve
+from .per_epoch import PerEpochBounds
 
 __all__ = ["curve_values", "rdp_points", "draw"]
 
@@ -31,8 +34,15 @@ def _float_masses(p: PLD) -> tuple[np.ndarray, np.ndarray, float]:
     return losses, masses, float(p.inf) * scale
 
 
-def curve_values(curves: Curves | GaussianCurve, epsilons: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+Drawn = Curves | GaussianCurve | PerEpochBounds
+
+
+def curve_values(curves: Drawn, epsilons: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(δ_lower, δ_upper) at each ε, maximised over directions, in double precision (for drawing)."""
+    if isinstance(curves, PerEpochBounds):  # two proofs: the closed form above, the best test at each ε below
+        fresh = PerEpochBounds(curves.phases)  # not the tests a certificate froze for its own δ
+        pairs = [fresh.delta_bounds(Fraction(float(e))) for e in epsilons]
+        return np.array([float(lo) for lo, _ in pairs]), np.array([float(up) for _, up in pairs])
     if isinstance(curves, GaussianCurve):  # the closed form: one curve
         values = np.array([float(curves.delta_bounds(Fraction(float(e)))[1]) for e in epsilons])
         return values, values
@@ -47,12 +57,12 @@ def curve_values(curves: Curves | GaussianCurve, epsilons: np.ndarray) -> tuple[
     return out["lower"], out["upper"]
 
 
-def rdp_points(curves: Curves | GaussianCurve, deltas: list[Fraction]) -> list[tuple[float, float]]:
+def rdp_points(curves: Drawn, deltas: list[Fraction]) -> list[tuple[float, float]]:
     """(ε, δ) from RDP accounting: the proven upper end of the best ε over all orders (Balle et al. 2020)."""
     return [(float(optimal_epsilon(curves.phases, d, "balle2020").epsilon.upper), float(d)) for d in deltas]
 
 
-def _epsilon_range(curves: Curves | GaussianCurve, floor: float, start: float) -> float:
+def _epsilon_range(curves: Drawn, floor: float, start: float) -> float:
     """The first ε of a doubling ladder from ``start`` at which δ_upper is below ``floor`` (at most 1e12)."""
     eps = start
     while eps < 1e12 and curve_values(curves, np.array([eps]))[1][0] >= floor:
@@ -60,14 +70,16 @@ def _epsilon_range(curves: Curves | GaussianCurve, floor: float, start: float) -
     return eps
 
 
-def draw(curves: Curves | GaussianCurve, path: str | os.PathLike,
+def draw(curves: Drawn, path: str | os.PathLike,
          point: tuple[Fraction, Fraction, Fraction] | None = None, with_rdp: bool = True) -> Path:
     """Write the figure to ``path`` (.png, .svg or .pdf). ``point``: (δ, ε_lower, ε_upper) to mark."""
-    gaussian = isinstance(curves, GaussianCurve)
+    gaussian = isinstance(curves, (GaussianCurve, PerEpochBounds))
+    with_rdp = with_rdp and all(p.default for p in curves.phases)
     # down to where the truncation allowance (mass moved to +∞) would dominate δ_upper
     floor = 1e-40 if gaussian else max(float(curves.settings.truncation) * 10, 1e-300)
     start = float(point[2]) / 4 if point and point[2] > 0 else 1e-3
-    eps = np.linspace(0.0, _epsilon_range(curves, floor, start), 400)
+    points = 60 if isinstance(curves, PerEpochBounds) else 400
+    eps = np.linspace(0.0, _epsilon_range(curves, floor, start), points)
     lower, upper = curve_values(curves, eps)
     deltas = [Fraction(1, 10**k) for k in range(1, 40) if 10.0 ** -k >= floor]
     fig = new_figure(figsize=(11, 4.6), layout="constrained")
@@ -88,7 +100,8 @@ def draw(curves: Curves | GaussianCurve, path: str | os.PathLike,
     left.set_ylim(floor, 1.5)
     left.set_xlabel("ε")
     left.set_ylabel("δ(ε)")
-    run = "; ".join(f"q = {float(p.q):.4g}, σ = {float(p.sigma):g}, T = {p.steps}" for p in curves.phases)
+    run = "; ".join(f"q = {float(p.q):.4g}, σ = {float(p.sigma):g}, T = {p.steps}"
+                    + ("" if p.default else f", {p.sampler}") for p in curves.phases)
     left.set_title(f"Privacy curve of the run ({run})", fontsize=10)
     left.legend(fontsize=8, loc="upper right")
     left.grid(True, which="major", alpha=0.3)
@@ -98,7 +111,8 @@ def draw(curves: Curves | GaussianCurve, path: str | os.PathLike,
     right.set_yscale("log")
     right.set_xlabel("ε")
     right.set_ylabel("(δ_upper − δ_lower) / δ_upper")
-    how = "closed form in Arb" if gaussian else f"grid step h = {float(curves.settings.grid_step):g}"
+    how = ("per-epoch bounds" if isinstance(curves, PerEpochBounds)
+           else "closed form in Arb" if gaussian else f"grid step h = {float(curves.settings.grid_step):g}")
     right.set_title(f"Width of the proven band ({how})", fontsize=10)
     right.grid(True, which="major", alpha=0.3)
     return save_figure(fig, path)

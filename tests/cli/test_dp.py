@@ -58,6 +58,19 @@ def test_plot(capsys, tmp_path):
     assert code == 0 and path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and f"wrote {path}" in err
 
 
+@pytest.mark.parametrize("run_args", [
+    ["--neighbours", "replace-one", "--q", "0.05", "--sigma", "2", "--steps", "20"],
+    ["--sampler", "shuffle", "--batch-size", "100", "--dataset-size", "1000", "--sigma", "1", "--epochs", "2"],
+])
+def test_plot_of_other_samplers_has_no_rdp_curve(capsys, tmp_path, monkeypatch, run_args):
+    from rdp_verify.curves import plot
+
+    monkeypatch.setattr(plot, "rdp_points", lambda *a: pytest.fail("RDP is the Poisson add/remove SGM's only"))
+    path = tmp_path / "curve.png"
+    code, _, err = run(capsys, *run_args, "--delta", "1e-5", "--plot", str(path))
+    assert code == 0 and path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and f"wrote {path}" in err
+
+
 def test_inconsistent_exits_1(capsys, monkeypatch):
     from rdp_verify.curves import certificate
     from rdp_verify.curves.crosscheck import Estimate
