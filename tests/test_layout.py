@@ -1,7 +1,7 @@
 """The package layout is the architecture: each folder imports only the folders below it.
 
 foundations ← methods ← certificates ← accounting ← curves ← {audit, reference, tightness, cdp, accountants,
-calibration} ← cli.
+calibration, tradeoff} ← cli.
 A new folder must be added here (and to the README's layout) before it can land.
 """
 
@@ -24,7 +24,8 @@ ALLOWED = {
     "cdp": {"certificates", "methods", "foundations"},
     "accountants": {"curves", "accounting", "certificates", "methods", "foundations"},
     "calibration": {"curves", "accounting", "certificates", "methods", "foundations"},
-    "cli": {"audit", "reference", "tightness", "cdp", "calibration", "curves", "accounting", "certificates",
+    "tradeoff": {"curves", "certificates", "foundations"},
+    "cli": {"audit", "reference", "tightness", "cdp", "calibration", "tradeoff", "curves", "accounting", "certificates",
             "methods", "foundations"},
 }
 

@@ -21,7 +21,7 @@ from .common import Parser, UsageError, check_outputs
 __all__ = ["main", "build_parser", "COMMAND_MODULES"]
 
 # Each module has ``register(subparsers)``; the order is the order of ``rdp-verify --help``.
-COMMAND_MODULES: tuple[str, ...] = ("certify", "rdp", "dp", "calibrate", "audit", "compare", "golden", "tightness", "cdp")
+COMMAND_MODULES: tuple[str, ...] = ("certify", "rdp", "dp", "tradeoff", "calibrate", "audit", "compare", "golden", "tightness", "cdp")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from fractions import Fraction
 from typing import Any
 
 from ..accounting.options import CONVERSIONS, DPS
 from ..accounting.order_lists import ORDER_LISTS
 from ..audit.claims import ACCOUNTANTS, STEP_CONVENTIONS, Claim, parse_claim, read_claims
-from ..foundations.inputs import InputError, parse_dps
+from ..foundations.inputs import InputError, parse_delta, parse_dps, parse_rational
 from ..foundations.parallel import progress_map
 from .common import PHASE_FLAGS, UsageError, add_parallel_arguments, add_run_arguments, emit, flag, workers
 
@@ -24,9 +25,73 @@ def _audit_one(args: tuple[Claim, int]) -> dict[str, Any]:
     return audit_claim(*args)
 
 
+def canary_summary(report: dict[str, Any], run: str, source: str) -> str:
+    """A few human-readable lines for a canary audit."""
+    lines = [f"run: {run}",
+             f"canaries: {report['thresholds']} threshold(s) from {source}; confidence {report['confidence']} "
+             f"(Bonferroni: each rate's Clopper-Pearson bound at level {report['bonferroni_level']})",
+             f"verdict: {report['verdict']} ({report['verdict_reason']})"]
+    s = report["strongest"]
+    if s is not None:
+        lines.append(f"  threshold {s['threshold']} (the largest empirical epsilon): FPR <= {s['fpr_upper']}, "
+                     f"FNR <= {s['fnr_upper']}"
+                     + (f" (the certified curve: FNR >= {s['certified_fnr_lower']} at that FPR)"
+                        if "certified_fnr_lower" in s else ""))
+    proven = report["proven_epsilon"]
+    emp = report["empirical_epsilon_lower"]
+    lines.append(f"  empirical epsilon at delta = {report['delta']}: "
+                 + ("none (no threshold bounds it)" if emp is None else f">= {emp}")
+                 + f"; proven epsilon in [{proven['lower']}, {proven['upper'] if proven['upper'] is not None else 'inf'}]"
+                 + ("" if report["auditing_gap"] is None else f"; auditing gap (empirical / proven) {report['auditing_gap']}"))
+    lines.append(f"  assumption: {report['assumption']}")
+    return "\n".join(lines)
+
+
+def _cmd_canaries(ns: argparse.Namespace, given: dict[str, Any]) -> int:
+    from .dp import run_phases, run_text
+
+    for f in ("epsilon", "conversion", "orders", "accountant"):
+        if given.get(f) is not None:
+            raise UsageError(f"--canaries cannot be combined with {flag(f)}")
+    if ns.claims is not None:
+        raise UsageError("--canaries cannot be combined with --claims")
+    confidence = parse_rational(ns.confidence if ns.confidence is not None else "0.95", "confidence")
+    delta = parse_delta(ns.delta) if ns.delta is not None else None
+    phases = run_phases(ns)
+    from ..curves.accountant import check_run  # once the flags are read: a typo answers at once
+    from ..tradeoff.canaries import DEFAULT_DELTA, audit_canaries, check_confidence, read_canaries
+    from ..tradeoff.curve import tradeoff
+
+    check_confidence(confidence)
+    counts = read_canaries(ns.canaries)
+    run = check_run([p for p, _ in phases])
+    smallest = Fraction(1, max(c.non_members for c in counts))
+    with workers(ns) as pool:
+        trade = tradeoff(run, fprs=[smallest], mapper=lambda fn, items: progress_map(fn, items, pool, "discretising steps"))
+    report = audit_canaries(trade, counts, confidence=confidence, delta=DEFAULT_DELTA if delta is None else delta)
+    report = {"run": [p.to_json() for p, _ in phases], "canaries": str(ns.canaries), **report}
+    if ns.out is not None:
+        emit(report, ns.out)
+    if ns.json:
+        emit(report, None)
+    else:
+        print(canary_summary(report, run_text(phases), str(ns.canaries)))
+    if ns.plot is not None:
+        from ..tradeoff.plot import draw
+
+        boxes = [report["strongest"]] if report["strongest"] is not None else []
+        draw(trade, ns.plot, boxes + report["below_curve"])
+        print(f"wrote {ns.plot}", file=sys.stderr)
+    return 0 if report["verdict"] == "consistent" else 1
+
+
 def cmd_audit(ns: argparse.Namespace) -> int:
-    dps = parse_dps(ns.dps)
     given = {f: getattr(ns, f) for f in _SINGLE if getattr(ns, f) is not None}
+    if ns.canaries is not None:
+        return _cmd_canaries(ns, given)
+    if ns.confidence is not None or ns.plot is not None:
+        raise UsageError("--confidence and --plot belong to --canaries")
+    dps = parse_dps(ns.dps)
     if ns.claims is not None:
         if given:
             raise UsageError(f"--claims cannot be combined with {flag(next(iter(given)))}")
@@ -91,7 +156,17 @@ def register(subparsers: Any) -> None:
             "A run that names another sampler or neighbour relation (--sampler, --neighbours) is audited by\n"
             "pld only; a shuffled or balls-in-bins run is violated when the explicit-pair lower end exceeds the\n"
             "claim, holds when the no-amplification upper end is below it (docs/samplers.md).\n"
-            "Exit codes: 0 every claim holds, 1 a claim is violated, unsupported or inconclusive, 2 bad input."
+            "\n"
+            "Canary attacks: --canaries FILE holds an empirical membership attack against the run's certified\n"
+            "trade-off curve (rdp-verify tradeoff): a CSV of score,member (one row per canary) or of\n"
+            "threshold,tp,fp,tn,fn. Each threshold gets exact Clopper-Pearson bounds on its FPR and FNR\n"
+            "(Bonferroni over thresholds, at --confidence); bug when some threshold's box lies below the\n"
+            "certified curve, else consistent; with the empirical epsilon lower bound at --delta (default\n"
+            "1e-5) beside the proven epsilon. Canaries are assumed to be independent trials.\n"
+            "  rdp-verify audit --q 1 --sigma 2 --steps 4 --canaries examples/canaries.csv\n"
+            "\n"
+            "Exit codes: 0 every claim holds (canaries: consistent), 1 a claim is violated, unsupported or\n"
+            "inconclusive (canaries: bug), 2 bad input."
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -106,6 +181,13 @@ def register(subparsers: Any) -> None:
     claim.add_argument("--orders", help="also evaluate on this order list: a comma list, or one of "
                                         + ", ".join(ORDER_LISTS))
     p.add_argument("--claims", metavar="FILE", help="audit every claim of a JSON or CSV file and print a table")
+    canaries = p.add_argument_group("an empirical canary attack (instead of a claim)")
+    canaries.add_argument("--canaries", metavar="FILE",
+                          help="CSV of score,member or threshold,tp,fp,tn,fn: bug or consistent against the run's "
+                               "certified trade-off curve")
+    canaries.add_argument("--confidence", help="confidence of the verdict and of the empirical epsilon (default 0.95)")
+    p.add_output("--plot", kind="plot", metavar="FILE",
+                        help="draw the certified trade-off band with the attack's confidence boxes")
     p.add_argument("--json", action="store_true", help="print the full JSON report (a list with --claims)")
     p.add_output("--out", kind="file", metavar="FILE", help="also write the JSON report to FILE (atomically)")
     p.add_argument("--dps", default=str(DPS), help=f"digits of each RDP enclosure and certificate (default {DPS})")

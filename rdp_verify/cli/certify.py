@@ -56,9 +56,13 @@ def _checks() -> dict[str, tuple[Callable[[Any], list[str]], Any]]:
     from ..curves.certificate import FORMAT as RUN_FORMAT
     from ..curves.certificate import POLICY as RUN_POLICY
     from ..curves.certificate import check_run_certificate
+    from ..tradeoff.certificate import FORMAT as TRADEOFF_FORMAT
+    from ..tradeoff.certificate import POLICY as TRADEOFF_POLICY
+    from ..tradeoff.certificate import check_tradeoff_certificate
 
     return {FORMAT: (check_certificate, POLICY), CALIBRATION_FORMAT: (check_calibration, CALIBRATION_POLICY),
-            CDP_FORMAT: (check_claim, CDP_POLICY), RUN_FORMAT: (check_run_certificate, RUN_POLICY)}
+            CDP_FORMAT: (check_claim, CDP_POLICY), RUN_FORMAT: (check_run_certificate, RUN_POLICY),
+            TRADEOFF_FORMAT: (check_tradeoff_certificate, TRADEOFF_POLICY)}
 
 
 def _format(cert: Any) -> str:

@@ -22,7 +22,8 @@ from ..foundations.parallel import Pool
 from ..foundations.run import NEIGHBOURS, PHASE_FIELDS, SAMPLERS, Phase, parse_run
 
 __all__ = ["UsageError", "Parser", "Output", "OUTPUT_KINDS", "check_outputs", "emit", "split_list", "jobs",
-           "add_run_arguments", "PHASE_FLAGS", "flag", "run_from_flags", "add_parallel_arguments", "workers"]
+           "add_run_arguments", "PHASE_FLAGS", "flag", "run_from_flags", "add_parallel_arguments", "workers",
+           "add_certificate_outputs"]
 
 OUTPUT_KINDS = ("file", "plot", "directory", "plot-directory")
 
@@ -132,6 +133,13 @@ def add_run_arguments(group: Any, steps_help: str, conventions: tuple[str, ...])
     group.add_argument("--step-convention", dest="step_convention", choices=conventions,
                        help="with --epochs: exact (default; epochs/q must be whole), ceil (TF Privacy's "
                             "compute_dp_sgd_privacy) or floor (TF Privacy's MNIST tutorials)")
+
+
+def add_certificate_outputs(p: Any, plot_help: str) -> None:
+    """``--json``, ``--out FILE`` and ``--plot FILE``: a command that seals one certificate and can draw it."""
+    p.add_argument("--json", action="store_true", help="print the sealed certificate instead of the summary")
+    p.add_output("--out", kind="file", metavar="FILE", help="also write the certificate to FILE (atomically)")
+    p.add_output("--plot", kind="plot", metavar="FILE", help=f"{plot_help} (.png, .svg, .pdf)")
 
 
 def jobs(value: int) -> int:

@@ -23,6 +23,7 @@ from ..foundations.run import Phase
 from .common import (
     PHASE_FLAGS,
     UsageError,
+    add_certificate_outputs,
     add_parallel_arguments,
     add_run_arguments,
     emit,
@@ -31,12 +32,12 @@ from .common import (
     workers,
 )
 
-__all__ = ["register"]
+__all__ = ["register", "run_phases", "run_text"]
 
 
-def _phases(ns: argparse.Namespace) -> list[tuple[Phase, str]]:
+def run_phases(ns: argparse.Namespace) -> list[tuple[Phase, str]]:
     given = {f: getattr(ns, f) for f in PHASE_FLAGS if getattr(ns, f) is not None}
-    if ns.phases is not None:
+    if getattr(ns, "phases", None) is not None:  # audit --canaries has no --phases
         if given:
             raise UsageError(f"--phases cannot be combined with {flag(next(iter(given)))}")
         return load_phases(ns.phases)
@@ -66,7 +67,7 @@ def _sampling_text(p: Phase) -> str:
     return f"{p.sampler} ({batches}), {p.neighbours}"
 
 
-def _run_text(phases: list[tuple[Phase, str]]) -> str:
+def run_text(phases: list[tuple[Phase, str]]) -> str:
     return "; ".join(f"{_sampling_text(p)}, sigma = {fraction_text(p.sigma)}, steps = {p.steps}"
                      + ("" if how == "given" else f" [{how}]") for p, how in phases)
 
@@ -88,7 +89,7 @@ def summary(cert: dict[str, Any], phases: list[tuple[Phase, str]]) -> str:
     upper = b["upper"] if b["upper"] is not None else "inf (no finite bound)"
     how = HOW[cert["method"]].format(**cert["settings"])
     width = "" if b["relative_width"] is None else f"relative width {b['relative_width']}, "
-    lines = [f"run: {_run_text(phases)}; {given}",
+    lines = [f"run: {run_text(phases)}; {given}",
              f"{quantity} in [{b['lower']}, {upper}] (proven; {width}{how})"]
     if not b["tolerance_met"]:
         why = {"discrete pairs": " (the finest grid that fits was used)",
@@ -135,7 +136,7 @@ EXIT = {"certified": 0, "inconsistent": 1, "partial": 3}
 
 
 def cmd_dp(ns: argparse.Namespace) -> int:
-    phases = _phases(ns)
+    phases = run_phases(ns)
     delta, epsilon = _target(ns)
     tolerance = parse_tolerance(ns.tolerance)
     from ..curves.accountant import bracket, check_run  # once the flags are read: a typo answers at once
@@ -206,10 +207,7 @@ def register(subparsers: Any) -> None:
     target.add_argument("--epsilon", help="epsilon >= 0: print the proven delta bracket")
     p.add_argument("--tolerance", default=fraction_text(DEFAULT_TOLERANCE),
                    help="target relative width of the bracket (default 0.001); tighter costs a finer grid")
-    p.add_argument("--json", action="store_true", help="print the sealed certificate instead of the summary")
-    p.add_output("--out", kind="file", metavar="FILE", help="also write the certificate to FILE (atomically)")
-    p.add_output("--plot", kind="plot", metavar="FILE",
-                 help="draw the curve's proven band and the RDP curve (.png, .svg, .pdf)")
+    add_certificate_outputs(p, "draw the curve's proven band and the RDP curve")
     add_parallel_arguments(p, "the phases' distinct steps")
     p.set_defaults(func=cmd_dp)
 

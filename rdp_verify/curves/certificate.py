@@ -43,7 +43,8 @@ from .gaussian import GaussianCurve, is_gaussian_run
 from .per_epoch import PerEpochBounds, Test, is_per_epoch_run
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "SCHEMA", "POLICY", "NOT_VERIFIED", "certify_run", "certificate_of",
-           "check_run_certificate", "recompute", "compare", "self_consistency", "verdict_of", "DIGITS"]
+           "check_run_certificate", "recompute", "compare", "self_consistency", "verdict_of", "DIGITS",
+           "settings_from_json", "settings_json", "mechanism_of", "ASSUMPTIONS_BY_FAMILY", "PROOFS"]
 
 FORMAT = "rdp_verify privacy curve"
 FORMAT_VERSION = 2
@@ -228,7 +229,7 @@ def verdict_of(quantity: str, bracket_json: dict[str, Any], cross: dict[str, Any
     return "certified", f"both ends proven and finite, {how}"
 
 
-def _settings_json(curves: Curves | GaussianCurve | PerEpochBounds) -> dict[str, Any]:
+def settings_json(curves: Curves | GaussianCurve | PerEpochBounds) -> dict[str, Any]:
     if isinstance(curves, PerEpochBounds):
         return {"mu_squared_upper": fraction_text(curves.mu_squared),
                 "lower_tests": [t.to_json() for t in (curves.given if curves.given is not None else curves.tests)]}
@@ -248,7 +249,7 @@ def _proofs(result: Bracket) -> dict[str, str]:
     return PROOFS[result.method]
 
 
-def _mechanism(phases: Sequence[Phase]) -> str:
+def mechanism_of(phases: Sequence[Phase]) -> str:
     if all(p.default for p in phases):
         return MECHANISM
     samplers = ", ".join(dict.fromkeys(p.sampler for p in phases))
@@ -295,13 +296,13 @@ def certificate_of(result: Bracket, *, delta: Fraction | None = None, epsilon: F
     cert = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
-        "mechanism": _mechanism(result.curves.phases),
+        "mechanism": mechanism_of(result.curves.phases),
         "inputs": {"phases": _phases_json(result.curves.phases),
                    **({"delta": fraction_text(delta)} if delta is not None else {"epsilon": fraction_text(epsilon)}),
                    "tolerance": fraction_text(tolerance)},
         "assumptions": ASSUMPTIONS_BY_FAMILY[run_family(result.curves.phases)],
         "method": result.method,
-        "settings": _settings_json(result.curves),
+        "settings": settings_json(result.curves),
         quantity: printed,
         "directions": {d: _interval(lo, up) for d, (lo, up) in sorted(result.by_direction.items())},
         "proofs": _proofs(result),
@@ -336,22 +337,33 @@ def recompute(cert: dict[str, Any]) -> dict[str, Any]:
     delta = parse_rational(inp["delta"], "delta") if "delta" in inp else None
     epsilon = parse_rational(inp["epsilon"], "epsilon") if "epsilon" in inp else None
     tolerance = parse_rational(inp["tolerance"], "tolerance")
-    s = cert["settings"]
-    if "lower_tests" in s:  # per-epoch bounds: re-prove the recorded tests (their search is a heuristic)
+    recorded = settings_from_json(phases, cert["settings"])
+    if isinstance(recorded, PerEpochBounds):  # re-prove the recorded tests (their search is a heuristic)
+        result = epsilon_bracket(recorded, delta) if delta is not None else delta_bracket(recorded, epsilon)
+        return certificate_of(result, delta=delta, epsilon=epsilon, tolerance=tolerance)
+    settings = recorded if isinstance(recorded, Settings) else None  # the closed form needs no settings
+    return certify_run(phases, delta=delta, epsilon=epsilon, tolerance=tolerance, settings=settings)
+
+
+def settings_from_json(phases: Sequence[Phase], s: dict[str, Any]) -> Settings | GaussianCurve | PerEpochBounds:
+    """What a certificate's ``settings`` record, refused (InputError) when they do not fit the run: the grid
+    :class:`Settings` of discrete pairs, the closed form, or the per-epoch bounds with the recorded tests."""
+    phases = tuple(phases)
+    if "lower_tests" in s:
         tests = tuple(Test(t["phase"], t["order"], parse_rational(t["threshold"], "threshold"), t["count"],
                            parse_rational(t["others_gradient"], "others_gradient")) for t in s["lower_tests"])
         if not is_per_epoch_run(phases) or is_gaussian_run(phases) or any(t.phase >= len(phases) for t in tests):
             raise InputError("settings: lower tests for a run that is not bracketed by per-epoch bounds")
-        curves = PerEpochBounds(tuple(phases), given=tests)
-        result = epsilon_bracket(curves, delta) if delta is not None else delta_bracket(curves, epsilon)
-        return certificate_of(result, delta=delta, epsilon=epsilon, tolerance=tolerance)
-    settings = None if "mu_squared" in s else Settings(
-        parse_rational(s["grid_step"], "grid_step"), s["fixed_point_bits"],
-        parse_rational(s["truncation_allowance"], "truncation_allowance"),
-        parse_rational(s["single_step_tail"], "single_step_tail"))
-    if settings is not None and (all(p.q == 1 for p in phases) or is_per_epoch_run(phases)):
+        return PerEpochBounds(phases, given=tests)
+    if "mu_squared" in s:
+        if not is_gaussian_run(phases):
+            raise InputError("settings: a closed form for a run that is not the Gaussian mechanism (q = 1)")
+        return GaussianCurve(phases)
+    if is_gaussian_run(phases) or is_per_epoch_run(phases):
         raise InputError("settings: a grid for a run that is bracketed in closed form or by per-epoch bounds")
-    return certify_run(phases, delta=delta, epsilon=epsilon, tolerance=tolerance, settings=settings)
+    return Settings(parse_rational(s["grid_step"], "grid_step"), s["fixed_point_bits"],
+                    parse_rational(s["truncation_allowance"], "truncation_allowance"),
+                    parse_rational(s["single_step_tail"], "single_step_tail"))
 
 
 def compare(claimed: dict[str, Any], fresh: dict[str, Any]) -> list[str]:

@@ -209,8 +209,8 @@ def _loss(p: PLD, i: int) -> arb:
 def _first_above(p: PLD, epsilon: Fraction) -> int:
     """The first index whose loss may exceed ε (its ball's upper end does), clamped to 0..length.
 
-    Below it every loss is proven ≤ ε, so its term of (1) is 0. A term whose loss ball straddles ε is
-    kept: its ball m·(1 − e^{ε − ℓ}) then contains 0 and the true value max(0, ·), so (1) stays enclosed.
+    Below it every loss is proven ≤ ε, so its term of (1) is 0. Losses whose balls straddle ε are
+    handled by :func:`delta_at`.
     """
     if not p.shift:
         k = epsilon / p.h
@@ -226,10 +226,27 @@ def _first_above(p: PLD, epsilon: Fraction) -> int:
 
 
 def delta_at(p: PLD, epsilon: Fraction, prec: int) -> arb:
-    """A ball containing (1) at the rational ε for the masses M_i·2^−bits."""
+    """A ball containing (1) at the rational ε for the masses M_i·2^−bits.
+
+    (1) is V_m, the sum cut at the first index m whose loss exceeds ε, V_k = Σ_{i ≥ k} M_i(1 − e^{ε−ℓ_i}) + M_∞.
+    When losses k..l−1 straddle ε in rounding (l the first proven above it; only with an irrational shift),
+    m is one of k..l, and every other cut adds non-positive terms or drops positive ones, so V_k..V_l ≤ V_m:
+    the union of their balls encloses (1).
+    """
     with ctx.workprec(prec):
-        mass, weighted = _tail_sums(p, _first_above(p, epsilon))
-        return (arb(mass) + p.inf - to_arb(epsilon).exp() * weighted) / arb(2) ** p.bits
+        first = _first_above(p, epsilon)
+        last = first
+        if p.shift:
+            eps = to_arb(epsilon)
+            while last < p.length and not _loss(p, last).lower() > eps:
+                last += 1
+        x, scale = to_arb(epsilon).exp(), arb(2) ** p.bits
+        value = None
+        for k in range(first, last + 1):
+            mass, weighted = _tail_sums(p, k)
+            v = (arb(mass) + p.inf - x * weighted) / scale
+            value = v if value is None else value.union(v)
+        return value
 
 
 def epsilon_root(p: PLD, delta: Fraction, prec: int) -> arb | None:

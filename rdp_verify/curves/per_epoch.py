@@ -58,6 +58,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any, Sequence
 
 from flint import arb, ctx
@@ -144,8 +145,10 @@ def _others(p: Phase) -> tuple[Fraction, ...]:
     return _OTHERS if p.sampler == "shuffle" else (Fraction(0),)
 
 
+@lru_cache(maxsize=4096)
 def _masses(p: Phase, test: Test) -> tuple[arb, arb]:
-    """(A, B) of a test: the rejection region's probability under the first and the second of the ordered pair."""
+    """(A, B) of a test: the rejection region's probability under the first and the second of the ordered pair
+    (balls at the working precision of every caller, _PREC; cached: a certificate proves each test at many ε)."""
     epochs = p.epochs[0]
     if test.others not in _others(p) and not (p.sampler == "shuffle" and -1 <= test.others <= 1):
         raise InputError(f"others_gradient={test.others} is not a valid choice for sampler {p.sampler}")
@@ -261,6 +264,23 @@ class PerEpochBounds:
                     lower, used = value, [test]
         self.tests = used
         return min(lower, upper), upper
+
+    def attack_points(self, epsilons: Sequence[Fraction]) -> list[tuple[Fraction, Fraction]]:
+        """Points (α, β) with f(α) ≤ β proven, f the run's trade-off function: each test (the recorded ones, or
+        those searched at each ε) is an attack whose region has probability B under one dataset of the pair
+        and A under the other, so type-I error B and type-II error 1 − A; α = B rounded up and β = 1 − A
+        rounded up keep f(α) ≤ β (f is decreasing)."""
+        chosen = list(self._candidates(None, Fraction(0))) if self.given is not None else [
+            c for eps in epsilons for c in self._candidates(None, eps)]
+        points = []
+        with ctx.workprec(_PREC):
+            for p, test in chosen:
+                a, b = _masses(p, test)
+                alpha, beta = arb_to_bounded(b).upper, 1 - arb_to_bounded(a).lower
+                if 0 <= alpha <= 1 and 0 <= beta <= 1:
+                    points.append((alpha, beta))
+        self.tests = [t for _, t in chosen]
+        return points
 
     def epsilon_bounds(self, delta: Fraction) -> tuple[Fraction, Fraction]:
         """Proven [ε_lower, ε_upper] at δ: max over tests of log((P(A) − δ)/P'(A)) (Arb, lower end; 0 if none

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from ..accounting.optimal_order import optimal_epsilon
-from ..foundations.figures import new_figure, save_figure
+from ..foundations.figures import new_figure, run_label, save_figure
 from .accountant import Curves
 from .compose import PLD
 from .gaussian import GaussianCurve
@@ -100,8 +100,7 @@ def draw(curves: Drawn, path: str | os.PathLike,
     left.set_ylim(floor, 1.5)
     left.set_xlabel("ε")
     left.set_ylabel("δ(ε)")
-    run = "; ".join(f"q = {float(p.q):.4g}, σ = {float(p.sigma):g}, T = {p.steps}"
-                    + ("" if p.default else f", {p.sampler}") for p in curves.phases)
+    run = run_label(curves.phases)
     left.set_title(f"Privacy curve of the run ({run})", fontsize=10)
     left.legend(fontsize=8, loc="upper right")
     left.grid(True, which="major", alpha=0.3)

@@ -20,7 +20,7 @@ from typing import Any
 from .atomic import write_atomic
 from .inputs import InputError
 
-__all__ = ["FORMATS", "new_figure", "save_figure", "require_matplotlib"]
+__all__ = ["FORMATS", "new_figure", "save_figure", "require_matplotlib", "run_label"]
 
 FORMATS = (".png", ".svg", ".pdf")  # the suffixes save_figure knows
 
@@ -40,6 +40,12 @@ def save_figure(fig: Any, path: str | os.PathLike, dpi: int = 110) -> Path:
     fig.savefig(buffer, format=fmt, dpi=dpi, metadata={"Date": None} if fmt == "svg" else None)
     write_atomic(target, buffer.getvalue())
     return target
+
+
+def run_label(phases: Any) -> str:
+    """A run's phases in a figure title: q, σ, T (and the sampler when not Poisson add/remove)."""
+    return "; ".join(f"q = {float(p.q):.4g}, σ = {float(p.sigma):g}, T = {p.steps}"
+                     + ("" if p.default else f", {p.sampler}") for p in phases)
 
 
 def require_matplotlib(option: str) -> None:

@@ -19,7 +19,7 @@ from typing import Any
 
 from flint import arb, fmpq
 
-__all__ = ["Bounded", "MethodResult", "MethodUnavailable", "mpf_to_fraction", "to_mpf", "to_arb",
+__all__ = ["Bounded", "MethodResult", "MethodUnavailable", "mpf_to_fraction", "to_mpf", "to_arb", "lower_end", "upper_end",
            "bounded_to_arb", "arb_to_bounded"]
 
 
@@ -101,6 +101,16 @@ def arb_to_bounded(x: Any) -> Bounded:
         return Fraction(int(man)) * (Fraction(2) ** int(exp))
 
     return Bounded(exact(mid), exact(rad))
+
+
+def lower_end(x: Any) -> Fraction:
+    """The lower end of a finite Arb ball, exactly (rounded down: pessimistic for a lower bound)."""
+    return arb_to_bounded(arb(x.lower())).value
+
+
+def upper_end(x: Any) -> Fraction:
+    """The upper end of a finite Arb ball, exactly (rounded up: pessimistic for an upper bound)."""
+    return arb_to_bounded(arb(x.upper())).value
 
 
 @dataclass(frozen=True)

@@ -22,8 +22,10 @@ BASE: dict[tuple[str, ...], list[list[str]]] = {
     ("certify",): [["--q", "0.001,0.01,0.1", "--sigma", "0.5,1,4", "--alpha", "1.5,2,8,32,128", "--dps", "60"]],
     ("rdp",): [["--q", "0.01", "--sigma", "1.1", "--orders", "dp_accounting_default", "--dps", "50"]],
     ("dp",): [["--q", "256/60000", "--sigma", "1.1", "--steps", "1000000", "--delta", "1e-20", "--tolerance", "1e-6"]],
+    ("tradeoff",): [["--q", "256/60000", "--sigma", "1.1", "--steps", "1000000", "--fpr", "1e-30"]],
     ("calibrate",): [["--target-epsilon", "1", "--delta", "1e-10", "--q", "256/60000", "--steps", "100000"]],
-    ("audit",): [["--q", "0.001", "--sigma", "1", "--steps", "1000000", "--delta", "1e-10", "--epsilon", "1"]],
+    ("audit",): [["--q", "0.001", "--sigma", "1", "--steps", "1000000", "--delta", "1e-10", "--epsilon", "1"],
+                 ["--q", "0.001", "--sigma", "1", "--steps", "1000000", "--canaries", "examples/canaries-mu3.csv"]],
     ("compare",): [["--against", "all"], ["--dp", "--against", "all"]],
     ("golden",): [[], ["--dp"], ["--grid", "examples/grid-small.json"]],
     ("figure1",): [["--json"]],
@@ -38,7 +40,7 @@ BASE: dict[tuple[str, ...], list[list[str]]] = {
 }
 
 # Options that name a file or directory the command READS.
-INPUTS = {("check", "file"), ("dp", "--phases"), ("audit", "--claims"), ("golden", "--grid"), ("golden", "--verify")}
+INPUTS = {("check", "file"), ("dp", "--phases"), ("tradeoff", "--phases"), ("audit", "--claims"), ("audit", "--canaries"), ("golden", "--grid"), ("golden", "--verify")}
 
 
 class Computed(Exception):

@@ -48,7 +48,8 @@ def test_the_pair_is_symmetric(x):
         assert abs(left - (1 - to_arb(xf) + to_arb(xf) * right)) < arb(2) ** -150
 
 
-@pytest.mark.parametrize("lo, hi", [("0.9", "0.91"), ("1", "1.01"), ("2", "2.05")])
+@pytest.mark.parametrize("lo, hi", [("0.9", "0.91"), pytest.param("1", "1.01", marks=pytest.mark.slow),
+                                    pytest.param("2", "2.05", marks=pytest.mark.slow)])
 def test_curvature_bound_covers_the_second_derivative(lo, hi):
     q, sigma = Fraction(1, 50), Fraction(7, 10)
     curve = ReplaceOneCurve(q, sigma, PREC)

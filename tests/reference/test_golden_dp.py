@@ -26,7 +26,9 @@ def test_header_columns_and_grid_order():
     assert len(data_lines()) == (len(golden_dp.RUNS) + len(golden_dp.SAMPLER_RUNS)) * len(golden_dp.DELTAS)
 
 
-@pytest.mark.parametrize("index", [i for i, point in enumerate(golden_dp.points()) if point[2] <= 1000])
+@pytest.mark.parametrize("index", [
+    pytest.param(i, marks=() if point[-1] == "1e-5" else pytest.mark.slow)  # every run at one δ by default
+    for i, point in enumerate(golden_dp.points()) if point[2] <= 1000])
 def test_short_runs_regenerate_bit_for_bit(index):
     assert golden_dp.row(golden_dp.points()[index]) == data_lines()[index]
 

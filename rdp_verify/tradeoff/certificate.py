@@ -1,0 +1,186 @@
+"""Sealed certificates of a run's trade-off curve (schema ``tradeoff-v1``) and their re-verification.
+
+:func:`certificate_of` records the run, the grid it was composed on (the same ``settings`` as a
+privacy-curve certificate), the envelopes [f_low(α), f_up(α)] at the α asked for, TPR at each FPR, the
+μ bracket, the advantage and the Bayesian success bounds, every number rounded outward to 12
+significant digits, with the theorem each rests on (:data:`PROOFS`).
+
+:func:`check_tradeoff_certificate` re-verifies every field but :data:`NOT_VERIFIED`: schema and content
+hash, then a recomputation from the recorded inputs and settings (exact integers and Arb: the same on
+every machine; per-epoch runs re-prove their recorded tests) that must match field for field.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any, Sequence
+
+from .. import __version__
+from ..certificates.certificate import check_against, seal
+from ..certificates.fields import FieldPolicy
+from ..curves.accountant import Settings, compose_run, delta_bracket
+from ..curves.certificate import (
+    ASSUMPTIONS_BY_FAMILY,
+    mechanism_of,
+    settings_from_json,
+    settings_json,
+)
+from ..curves.certificate import (
+    PROOFS as CURVE_PROOFS,
+)
+from ..curves.gaussian import GaussianCurve
+from ..curves.per_epoch import PerEpochBounds
+from ..foundations.decimals import decimal_text
+from ..foundations.inputs import fraction_text, parse_rational
+from ..foundations.run import Phase, run_family
+from .curve import DEFAULT_FPRS, TradeOff, bayes_epsilons, check_prior, check_rate, tradeoff
+from .envelope import LADDER
+
+__all__ = ["FORMAT", "FORMAT_VERSION", "SCHEMA", "POLICY", "NOT_VERIFIED", "PROOFS", "certificate_of",
+           "certify_tradeoff", "check_tradeoff_certificate", "recompute", "DEFAULT_ALPHAS", "DEFAULT_PRIORS"]
+
+FORMAT = "rdp_verify trade-off curve"
+FORMAT_VERSION = 1
+SCHEMA = "tradeoff-v1"
+DIGITS = 12
+DEFAULT_ALPHAS = (Fraction(1, 10**5), Fraction(1, 10**3), Fraction(1, 100), Fraction(1, 10), Fraction(1, 2))
+DEFAULT_PRIORS = (Fraction(1, 100), Fraction(1, 2))
+NOT_VERIFIED = ("software.rdp_verify", "work.**")
+
+PROOFS = {
+    "envelopes": ("f(alpha) = sup over epsilon >= 0 of max(0, 1 - delta(epsilon) - e^epsilon alpha, "
+                  "e^-epsilon (1 - delta(epsilon) - alpha)) (Dong, Roth, Su 2022, Propositions 2.5 and 2.12), "
+                  "decreasing in delta: the dominating pairs' delta (an upper bound for every epsilon at once) give "
+                  "f_lower, the dominated pairs' delta give f_upper. Each supremum is a convex problem in e^epsilon "
+                  "or e^-epsilon: f_lower is the value at a chosen point (Arb, rounded pessimistically), f_upper "
+                  "bounds the minimum by tangent lines with proven slope signs (rdp_verify.tradeoff.envelope)."),
+    "tpr": "TPR = 1 - f(FPR): the best test's true-positive rate at a false-positive rate (Dong, Roth, Su 2022)",
+    "mu": ("upper: the no-amplification Gaussian mechanism, mu0^2 = sum Delta^2 T_i / sigma_i^2 (Dong, Roth, Su 2022, "
+           "Corollary 3.3). lower (how = gaussian mechanism): q = 1, mu* = mu0; (all-steps component): Poisson "
+           "add/remove or per-epoch zero-out: the worst-case pair's mixture holds, with positive weight w, the "
+           "component where the record entered every step, the unamplified Gaussian mechanism against the same "
+           "null, so f(alpha) <= 1 - w(1 - G_mu0(alpha)) < G_mu(alpha) for small alpha and every mu < mu0: "
+           "mu* = mu0; (envelope): mu(alpha) = Phi^-1(1 - alpha) - Phi^-1(f_upper(alpha)) on a quarter-decade "
+           "grid of alpha: below it G_mu(alpha) > f(alpha), so the run is not mu-GDP. grid_lower: that last bound in every case "
+           "(how much mu the curve needs at alpha >= 1e-10)"),
+    "advantage": "max over alpha of 1 - alpha - f(alpha) = delta(0), the bracket of the privacy curve at epsilon = 0",
+    "bayes": ("the best probability of guessing membership with prior pi is 1 - p + p delta(log((1 - p)/p)), "
+              "p = min(pi, 1 - pi) (convex duality of f and delta, Dong, Roth, Su 2022, Proposition 2.12)"),
+}
+
+
+def _down(x: Fraction) -> str:
+    return decimal_text(x, DIGITS, "down")
+
+
+def _up(x: Fraction | None) -> str | None:
+    return None if x is None else decimal_text(x, DIGITS, "up")
+
+
+def _interval(lower: Fraction, upper: Fraction | None) -> dict[str, str | None]:
+    return {"lower": _down(lower), "upper": _up(upper)}
+
+
+def _freeze(trade: TradeOff, points: Sequence[Fraction]) -> None:
+    """Per-epoch runs: search the explicit-pair tests once at every ε read off and for the upper envelope's attacks
+    (:data:`~rdp_verify.tradeoff.envelope.LADDER`), then use exactly those (the
+    search is a double-precision heuristic; a check re-proves the recorded tests)."""
+    curves = trade.curves
+    if not isinstance(curves, PerEpochBounds) or curves.given is not None:
+        return
+    found = []
+    for eps in points:
+        delta_bracket(curves, eps)
+        found += [t for t in curves.tests if t not in found]
+    curves.attack_points(LADDER)  # the upper envelope's attacks
+    found += [t for t in curves.tests if t not in found]
+    curves.given = tuple(found)
+
+
+def _bayes_points(priors: Sequence[Fraction]) -> list[Fraction]:
+    return [e for prior in priors for e in bayes_epsilons(prior)]
+
+
+def certificate_of(trade: TradeOff, *, alphas: Sequence[Fraction] = DEFAULT_ALPHAS,
+                   fprs: Sequence[Fraction] = DEFAULT_FPRS, priors: Sequence[Fraction] = DEFAULT_PRIORS,
+                   tolerance: Fraction | None = None) -> dict[str, Any]:
+    """The sealed certificate of a computed trade-off curve (module docstring)."""
+    alphas = [check_rate(a, "alpha") for a in alphas]
+    fprs = [check_rate(a, "FPR") for a in fprs]
+    priors = [check_prior(p) for p in priors]
+    _freeze(trade, [Fraction(0), *_bayes_points(priors)])
+    phases = trade.phases
+    method = trade.method
+    envelope = []
+    for a in alphas:
+        low, up = trade.f(a)
+        envelope.append({"alpha": fraction_text(a), "f_lower": _down(low), "f_upper": _up(up)})
+    tpr = []
+    for a in fprs:
+        low, up = trade.tpr(a)
+        tpr.append({"fpr": fraction_text(a), "lower": _down(low), "upper": _up(up),
+                    "relative_width": decimal_text((up - low) / up, 3, "up") if up > 0 else "0"})
+    curve_proofs = CURVE_PROOFS["discrete pairs (replace-one)" if method == "discrete pairs"
+                                and run_family(phases) == "replace-one" else method]
+    cert = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "mechanism": mechanism_of(phases),
+        "inputs": {"phases": [p.to_json() for p in phases], "alphas": [fraction_text(a) for a in alphas],
+                   "fprs": [fraction_text(a) for a in fprs], "priors": [fraction_text(p) for p in priors],
+                   **({} if tolerance is None else {"tolerance": fraction_text(Fraction(tolerance))})},
+        "assumptions": ASSUMPTIONS_BY_FAMILY[run_family(phases)],
+        "method": method,
+        "settings": settings_json(trade.curves),
+        "envelope": envelope,
+        "tpr": tpr,
+        "mu": {**_interval(trade.mu_lower(), trade.mu_upper()),
+               "how": ("gaussian mechanism" if isinstance(trade.curves, GaussianCurve)
+                       else "all-steps component" if trade.mu_exact else "envelope"),
+               "grid_lower": _down(trade.mu_grid_lower())},
+        "advantage": _interval(*trade.advantage()),
+        "bayes": [{"prior": fraction_text(p), **_interval(*trade.bayes(p))} for p in priors],
+        "proofs": {**PROOFS, "upper_privacy_curve": curve_proofs["upper"], "lower_privacy_curve": curve_proofs["lower"]},
+        "work": {"refinements": [{"grid_step": fraction_text(r["grid_step"]),
+                                  "relative_width": None if r["relative_width"] == float("inf")
+                                  else decimal_text(Fraction(r["relative_width"]), 3, "up")}
+                                 for r in trade.refinements]},
+        "software": {"rdp_verify": __version__},
+    }
+    return seal(cert, SCHEMA)
+
+
+def certify_tradeoff(phases: Sequence[Phase], *, alphas: Sequence[Fraction] = DEFAULT_ALPHAS,
+                     fprs: Sequence[Fraction] = DEFAULT_FPRS, priors: Sequence[Fraction] = DEFAULT_PRIORS,
+                     tolerance: Fraction | None = None) -> dict[str, Any]:
+    """Compose the run (the grid chosen for the smallest rate asked about) and seal its trade-off curve."""
+    kwargs = {} if tolerance is None else {"tolerance": Fraction(tolerance)}
+    trade = tradeoff(phases, fprs=[*alphas, *fprs], **kwargs)
+    return certificate_of(trade, alphas=alphas, fprs=fprs, priors=priors, tolerance=tolerance)
+
+
+POLICY = FieldPolicy(
+    verified=("format", "format_version", "mechanism", "inputs.**", "assumptions.*", "method", "settings.**",
+              "envelope.**", "tpr.**", "mu.*", "advantage.*", "bayes.**", "proofs.*", "content_hash"),
+    not_verified=NOT_VERIFIED,
+)
+
+
+def recompute(cert: dict[str, Any]) -> dict[str, Any]:
+    """The certificate recomputed from ``cert``'s inputs on its recorded settings."""
+    inp = cert["inputs"]
+    phases = tuple(Phase.from_json(p) for p in inp["phases"])
+    recorded = settings_from_json(phases, cert["settings"])
+    curves = compose_run(phases, recorded) if isinstance(recorded, Settings) else recorded
+    trade = tradeoff(phases, curves=curves)
+    fresh = certificate_of(trade, alphas=[parse_rational(a, "alpha") for a in inp["alphas"]],
+                           fprs=[parse_rational(a, "fpr") for a in inp["fprs"]],
+                           priors=[parse_rational(p, "prior") for p in inp["priors"]],
+                           tolerance=parse_rational(inp["tolerance"], "tolerance") if "tolerance" in inp else None)
+    return fresh
+
+
+def check_tradeoff_certificate(cert: Any) -> list[str]:
+    """Every problem found, as ``field: reason`` lines; empty means confirmed (module docstring)."""
+    return check_against(cert, SCHEMA, recompute, POLICY.compare)
+

@@ -1,0 +1,328 @@
+"""Proven envelopes of a run's trade-off function (f-DP), from the discrete pairs that bracket its privacy curve.
+
+**The object.** For distinguishing two output distributions with a test of type-I error α (false
+positives: the test says "member" on the dataset without the record), the trade-off function
+f(α) = inf{β : type-I error ≤ α, type-II error β} is the smallest type-II error (false negatives;
+Dong, Roth, Su 2022, Definition 2.1). A run's privacy curve δ(ε) (ε ≥ 0, the larger of the two
+directions: :mod:`rdp_verify.curves.accountant`) and its symmetric trade-off function determine each
+other (Dong, Roth, Su 2022, Proposition 2.12, with Proposition 2.5 for one (ε, δ)):
+
+.. math::
+
+   f(α) = \\sup_{ε ≥ 0} \\max\\{0,\\; 1 − δ(ε) − e^{ε}α,\\; e^{−ε}(1 − δ(ε) − α)\\}.
+
+Every attack on any pair of neighbouring datasets has (FPR, FNR) with FNR ≥ f(FPR) (and FPR ≥ f(FNR));
+TPR = 1 − f(FPR) is the largest true-positive rate at a false-positive rate FPR.
+
+**Both envelopes from the same formula.** f is decreasing in δ: the run's dominating discrete pairs
+(connect-the-dots, masses rounded up, cut-off mass moved to loss +∞) give δ_up(ε) ≥ δ(ε) for every ε at
+once, hence the **lower envelope** f_low ≤ f, what no attack can beat; the dominated pairs (lowered
+chords, masses rounded down) give δ_low(ε) ≤ δ(ε) for every ε, hence the **upper envelope** f_up ≥ f.
+
+On a composed PLD with masses M_i at losses ℓ_i (and M_∞ at +∞), δ_d(ε) = A_i − e^{ε}B_i on the
+piece ℓ_{i−1} ≤ ε < ℓ_i, with A_i = Σ_{j≥i} M_j + M_∞ and B_i = Σ_{j≥i} M_j e^{−ℓ_j}
+(:mod:`rdp_verify.curves.compose`). Both suprema are convex problems:
+
+* the first family is 1 − min_{t≥1} g(t), g(t) = max_d δ_d(log t) + αt, convex piecewise linear in
+  t = e^{ε}, with slope α − B_i in t;
+* the second, sup over ε ≥ 0 of e^{−ε}(1 − δ(ε) − α), is written in u = e^{−ε} ∈ (0, 1] as
+  max_u u(1 − α − δ(−log u)) = −min_u φ(u),
+  φ(u) = max_d (u·A_i − B_i) − u(1 − α), convex piecewise linear in u (a sum of (u − e^{−ℓ_j})_+ terms),
+  with slope A_i − (1 − α) in u.
+
+A bisection on ε (in exact rationals, a heuristic that only steers) finds two points ε_a < ε_b around the
+minimiser. For the **lower envelope** any point is a valid choice: f_low is 1 minus the value at the better
+point, the upper end of an Arb ball (pessimistic). For the **upper envelope** the minimum itself must be
+bounded from below: each direction's value and slope at a point give a tangent line below that
+direction's convex function, hence below the maximum; with a proven negative slope at one point and a
+proven positive slope at the other, the two lines' intersection is a lower bound on the minimum over the
+whole domain (convexity), rounded down. When a slope's sign cannot be proven the trivial bound is used
+(f_up = 1 − α), never an estimate. Then f_low = max(0, both families), f_up = min(1 − α, max(0, both)).
+Their gap comes from the grid (second order in its step, as the (ε, δ) bracket) and from the mass at +∞.
+
+**q = 1** runs are the Gaussian mechanism with μ² = Σ Δ²T_i/σ_i² (:mod:`rdp_verify.curves.gaussian`),
+whose trade-off function is G_μ(α) = Φ(Φ⁻¹(1 − α) − μ) exactly (Dong, Roth, Su 2022, Definition 2.7 and
+Corollary 3.3): both envelopes are the two ends of its Arb ball (erfc and erfcinv).
+
+**Shuffled and balls-in-bins runs** (:mod:`rdp_verify.curves.per_epoch`): the lower envelope is G_μ of the
+no-amplification Gaussian mechanism (proven, the same μ² as their ε upper end). The upper envelope comes
+from attacks: each explicit-pair test (searched at ε ∈ :data:`LADDER`, or a certificate's recorded ones) has
+type-I error α_j and type-II error β_j with f(α_j) ≤ β_j, proven in Arb; f is convex and symmetric, so
+f(β_j) ≤ α_j too, and with f(0) ≤ 1, f(1) = 0, f lies below the lower convex hull of these points:
+f_up is that hull (exact rationals).
+
+Cost: after the run is composed (as for ``dp``), preparing each of the four composed PLDs costs O(n) Arb
+operations (n its length); each α then costs O(log n) per bisection step, about 60 steps per family and
+bound.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from flint import arb, ctx
+
+from ..curves.accountant import DIRECTIONS, Curves
+from ..curves.compose import PLD, shift_ball
+from ..curves.gaussian import GaussianCurve
+from ..curves.per_epoch import PerEpochBounds
+from ..foundations.decimals import decimal_text
+from ..foundations.inputs import InputError
+from ..foundations.results import lower_end, to_arb, upper_end
+
+__all__ = ["Envelopes", "gaussian_tradeoff", "inverse_phi", "phi", "lower_hull", "hull_at", "LADDER"]
+
+LADDER = (Fraction(0), Fraction(1, 2), Fraction(1), Fraction(2), Fraction(4), Fraction(8))  # ε of the per-epoch tests
+_BISECTIONS = 64  # bisection steps on ε (each halves the interval; 64 reach far below any grid step)
+_GAUSSIAN_PREC = 256
+
+
+def phi(x: arb) -> arb:
+    """Φ(x) = erfc(−x/√2)/2 (relative accuracy also far in the lower tail)."""
+    return (-x / arb(2).sqrt()).erfc() / 2
+
+
+def inverse_phi(p: arb) -> arb:
+    """Φ⁻¹(p) = −√2·erfcinv(2p), a ball containing the quantile of every p in the ball p ⊂ (0, 1)."""
+    return -arb(2).sqrt() * (2 * p).erfcinv()
+
+
+def gaussian_tradeoff(mu: arb, alpha: arb) -> arb:
+    """G_μ(α) = Φ(Φ⁻¹(1 − α) − μ) = Φ(−Φ⁻¹(α) − μ) as a ball (Dong, Roth, Su 2022, Definition 2.7)."""
+    return phi(-inverse_phi(alpha) - mu)
+
+
+def _rate(alpha: Fraction) -> Fraction:
+    alpha = Fraction(alpha)
+    if not 0 <= alpha <= 1:
+        raise InputError(f"alpha {alpha} must lie in [0, 1]")
+    return alpha
+
+
+def lower_hull(points: list[tuple[Fraction, Fraction]]) -> list[tuple[Fraction, Fraction]]:
+    """The lower convex hull (sorted by α) of points (a, b) with f(a) ≤ b, their mirror images (b, a), (0, 1)
+    and (1, 0). Any symmetric trade-off function f below the points lies below the hull (f is convex), so
+    the hull is an upper envelope of f. Points are first rounded up to 12 significant digits (f is
+    decreasing: a larger α or β keeps f(α) ≤ β), which keeps the exact arithmetic short."""
+    short = {(Fraction(decimal_text(a, 12, "up")), Fraction(decimal_text(b, 12, "up"))) for a, b in points}
+    pts = sorted(short | {(b, a) for a, b in short} | {(Fraction(0), Fraction(1)), (Fraction(1), Fraction(0))})
+    hull: list[tuple[Fraction, Fraction]] = []
+    for x, y in pts:  # Andrew's monotone chain, lower half
+        while len(hull) >= 2 and (hull[-1][0] - hull[-2][0]) * (y - hull[-2][1]) \
+                <= (hull[-1][1] - hull[-2][1]) * (x - hull[-2][0]):
+            hull.pop()
+        if hull and hull[-1][0] == x:
+            continue  # the same α: the lower point came first
+        hull.append((x, y))
+    return hull
+
+
+def hull_at(hull: list[tuple[Fraction, Fraction]], alpha: Fraction) -> Fraction:
+    """The lower hull's value at α ∈ [0, 1] (linear between its vertices; exact)."""
+    i = bisect_right([x for x, _ in hull], alpha)
+    if i == len(hull):
+        return hull[-1][1]
+    (x1, y1), (x2, y2) = hull[i - 1], hull[i]
+    return y1 + (y2 - y1) * (alpha - x1) / (x2 - x1)
+
+
+@dataclass
+class _Side:
+    """One direction's composed PLD, prepared: suffix sums A_i (exact integers) and B_i (balls)."""
+
+    pld: PLD
+    prec: int
+    a: list[int] = field(default_factory=list)
+    b: list[arb] = field(default_factory=list)
+    loss0: arb = field(default_factory=arb)
+
+    def __post_init__(self) -> None:
+        p = self.pld
+        masses = [int(c) for c in p.coeffs.coeffs()]
+        n = len(masses)
+        with ctx.workprec(self.prec):
+            h = to_arb(p.h)
+            self.loss0 = shift_ball(p.shift) + h * p.offset  # loss of index 0
+            step = h.exp()
+            weight = (-(self.loss0 + h * (n - 1))).exp() if n else arb(0)  # e^{−ℓ_{n−1}}
+            a, b = [0] * (n + 1), [arb(0)] * (n + 1)
+            a[n] = p.inf
+            for j in range(n - 1, -1, -1):
+                a[j] = a[j + 1] + masses[j]
+                b[j] = b[j + 1] + masses[j] * weight
+                weight *= step
+            self.scale = arb(2) ** -p.bits
+            self.b = [x * self.scale for x in b]  # at the working precision: exact, a power of two
+        self.a = a
+
+    def top(self) -> arb:
+        """The largest finite loss (a ball)."""
+        return self.loss0 + to_arb(self.pld.h) * max(self.pld.length - 1, 0)
+
+    def at(self, eps: arb) -> tuple[arb, arb, arb]:
+        """(δ_d(ε), A, B) at ε (balls; call under the working precision). When ε is within rounding of losses
+        j..i−1, the true piece m is one of j..i: A and B are the unions of A_j, A_i and of B_j, B_i (monotone,
+        so every A_m, B_m lies between: every slope a subgradient), and δ_d(ε) = V_m, V_k = A_k − e^ε·B_k;
+        every other V_k adds terms M(1 − e^{ε−ℓ}) ≤ 0 of losses below ε or drops positive ones above it, so
+        V_k ≤ V_m, and the union of the balls V_j..V_i encloses δ_d(ε)."""
+        n = self.pld.length
+        h = to_arb(self.pld.h)
+        guess = int(((eps - self.loss0) / h).mid().floor().unique_fmpz()) + 1 if n else 0
+        i = min(max(guess - 2, 0), n)
+        while i < n and not (self.loss0 + h * i) > eps:  # first index whose loss is proven above ε
+            i += 1
+        while i > 0 and (self.loss0 + h * (i - 1)) > eps:
+            i -= 1
+        j = i  # first index whose loss may be above ε (its ball's upper end is)
+        while j > 0 and (self.loss0 + h * (j - 1)).upper() > eps.lower():
+            j -= 1
+        a = arb(self.a[i]) * self.scale
+        b = self.b[i]
+        if j < i:  # ε may lie at one of the losses j..i−1: both pieces' sums
+            a = a.union(arb(self.a[j]) * self.scale)
+            b = b.union(self.b[j])
+        x = eps.exp()
+        value = arb(self.a[i]) * self.scale - x * self.b[i]
+        for k in range(j, i):
+            value = value.union(arb(self.a[k]) * self.scale - x * self.b[k])
+        return value, a, b
+
+
+class Envelopes:
+    """Proven lower and upper envelopes of the trade-off function of a run (module docstring)."""
+
+    def __init__(self, curves: Curves | GaussianCurve | PerEpochBounds):
+        self.curves = curves
+        self._sides: dict[str, list[_Side]] = {}
+        if isinstance(curves, Curves):
+            self.prec = curves.prec
+            for bound in ("upper", "lower"):
+                self._sides[bound] = [_Side(curves.pld(d, bound), self.prec) for d in DIRECTIONS]
+            with ctx.workprec(self.prec):
+                tops = [s.top() for sides in self._sides.values() for s in sides]
+                self._eps_max = max((upper_end(t) for t in tops), default=Fraction(0)) + 1
+        else:
+            self.prec = _GAUSSIAN_PREC
+        self._hull: list[tuple[Fraction, Fraction]] | None = None
+
+    @property
+    def mu_squared(self) -> Fraction | None:
+        """μ² of the Gaussian mechanism bounding the run from above (q = 1: exact; per-epoch: no amplification)."""
+        if isinstance(self.curves, (GaussianCurve, PerEpochBounds)):
+            return self.curves.mu_squared
+        return None
+
+    def bounds(self, alpha: Fraction) -> tuple[Fraction, Fraction]:
+        """Proven [f_low(α), f_up(α)] for a rational α ∈ [0, 1]."""
+        return self.lower(alpha), self.upper(alpha)
+
+    def lower(self, alpha: Fraction) -> Fraction:
+        """f_low(α): a proven lower bound of f(α), from the dominating pairs (what no attack can beat)."""
+        alpha = _rate(alpha)
+        if alpha == 1:
+            return Fraction(0)
+        if not isinstance(self.curves, Curves):
+            return Fraction(1) if alpha == 0 else self._gaussian(alpha)[0]  # G_μ(0) = 1
+        if alpha == 0:  # f(0) = 1 − δ(∞) ≥ 1 − (the dominating pairs' mass at +∞)
+            with ctx.workprec(self.prec):
+                top = max(upper_end(arb(s.a[-1]) * s.scale) for s in self._sides["upper"])
+            return max(Fraction(0), 1 - top)
+        return max(Fraction(0), self._family(alpha, "upper", "t"), self._family(alpha, "upper", "u"))
+
+    def upper(self, alpha: Fraction) -> Fraction:
+        """f_up(α): a proven upper bound of f(α), from the dominated pairs (at most the trivial 1 − α)."""
+        alpha = _rate(alpha)
+        if alpha in (0, 1):
+            return 1 - alpha
+        if not isinstance(self.curves, Curves):
+            return self._gaussian(alpha)[1]
+        up = max(Fraction(0), self._family(alpha, "lower", "t"), self._family(alpha, "lower", "u"))
+        return min(up, 1 - alpha)
+
+    def _gaussian(self, alpha: Fraction) -> tuple[Fraction, Fraction]:
+        with ctx.workprec(self.prec):
+            mu = to_arb(self.curves.mu_squared).sqrt()
+            g = gaussian_tradeoff(mu, to_arb(alpha))
+            low = max(Fraction(0), lower_end(g))
+        if isinstance(self.curves, PerEpochBounds):  # chords through the explicit-pair attacks (module docstring)
+            if self._hull is None:
+                self._hull = lower_hull(self.curves.attack_points(LADDER))
+            up = min(hull_at(self._hull, alpha), 1 - alpha)
+            if up < low:
+                raise ArithmeticError("an attack beats the no-amplification lower envelope: a bug, refuse")
+            return low, up
+        return low, min(upper_end(g), 1 - alpha)
+
+    # -- the convex problems ----------------------------------------------------------------------
+
+    def _point(self, eps: Fraction, alpha: arb, bound: str, family: str) -> tuple[arb, list[tuple[arb, arb]]]:
+        """(x, [(value, slope) per direction]) of the family's convex function at ε, x = e^{ε} or e^{−ε}."""
+        e = to_arb(eps)
+        rows = []
+        for side in self._sides[bound]:
+            value, a, b = side.at(e)
+            if family == "t":  # g_d(t) = δ_d + αt, slope α − B
+                t = e.exp()
+                rows.append((value + alpha * t, alpha - b))
+            else:  # φ_d(u) = u(δ_d − (1 − α)), slope A − (1 − α)
+                u = (-e).exp()
+                rows.append((u * (value - (1 - alpha)), a - (1 - alpha)))
+        x = e.exp() if family == "t" else (-e).exp()
+        return x, rows
+
+    @staticmethod
+    def _active(rows: list[tuple[arb, arb]]) -> tuple[arb, arb]:
+        return max(rows, key=lambda r: float(r[0].mid()))
+
+    def _family(self, alpha: Fraction, bound: str, family: str) -> Fraction:
+        """A proven bound on sup over ε ≥ 0 of one family of lines (module docstring): from the dominating
+        pairs (bound "upper") a lower bound of f, from the dominated ones (bound "lower") an upper bound."""
+        with ctx.workprec(self.prec):
+            a = to_arb(alpha)
+
+            def past(eps: Fraction) -> bool:  # the minimiser lies at ε or below (the active slope steers)
+                slope = float(self._active(self._point(eps, a, bound, family)[1])[1].mid())
+                return slope >= 0 if family == "t" else slope <= 0  # x = e^{ε} grows with ε, x = e^{−ε} shrinks
+
+            lo, hi = Fraction(0), self._eps_max
+            if past(lo):
+                hi = lo  # the minimum is at ε = 0 (t = 1, u = 1)
+            else:
+                for _ in range(_BISECTIONS):
+                    mid = (lo + hi) / 2
+                    if past(mid):
+                        hi = mid
+                    else:
+                        lo = mid
+            xa, rows_a = self._point(lo, a, bound, family)
+            xb, rows_b = self._point(hi, a, bound, family)
+            if bound == "upper":  # any point gives a valid lower bound on f: take the better one
+                best = min(upper_end(max(rows, key=lambda r: upper_end(r[0]))[0]) for rows in (rows_a, rows_b))
+                return (1 if family == "t" else 0) - best
+            return (1 if family == "t" else 0) - self._minimum_lower(xa, rows_a, xb, rows_b, lo == hi, family)
+
+    def _minimum_lower(self, xa: arb, rows_a: list[tuple[arb, arb]], xb: arb, rows_b: list[tuple[arb, arb]],
+                       boundary: bool, family: str) -> Fraction:
+        """A proven lower bound on the minimum over the domain of max_d (a convex function), from tangent
+        lines at two points; the trivial bound (the value that makes the family's line vacuous) when the
+        slopes' signs cannot be proven."""
+        trivial = Fraction(0) if family == "t" else Fraction(-1)  # 1 − 0 ≥ 1 − α; −(−1) = 1 ≥ 1 − α
+        va, sa = self._active(rows_a)
+        vb, sb = self._active(rows_b)
+        if family == "u":  # in u the interval runs from xb (smaller u) to xa
+            (xa, va, sa), (xb, vb, sb) = (xb, vb, sb), (xa, va, sa)
+        if boundary:
+            # the minimum over the domain's end point: t = 1 with slope ≥ 0 (t ≥ 1), or u = 1 with slope ≤ 0 (u ≤ 1)
+            ok = sa >= 0 if family == "t" else sb <= 0
+            v = va if family == "t" else vb
+            return lower_end(v) if ok else trivial
+        if not (sa < 0 and sb > 0):
+            return trivial
+        # tangent lines v_a + s_a(x − x_a) and v_b + s_b(x − x_b) lie below the function; they meet at x*
+        x = (vb - va + sa * xa - sb * xb) / (sa - sb)
+        value = va + sa * (x - xa)
+        if not value.is_finite():
+            return trivial
+        return lower_end(value)

@@ -1,0 +1,63 @@
+"""Trade-off certificates: sealed, re-verified field by field, and a tampered one is broken."""
+
+import copy
+import json
+from fractions import Fraction
+
+import pytest
+
+from rdp_verify.certificates.certificate import content_hash
+from rdp_verify.foundations.run import Phase
+from rdp_verify.tradeoff import certify_tradeoff, check_tradeoff_certificate
+
+RUNS = {
+    "gaussian": [Phase(Fraction(1), Fraction(2), 4)],
+    "subsampled": [Phase(Fraction(1, 50), Fraction(3, 2), 100)],
+    "replace-one": [Phase(Fraction(1, 50), Fraction(2), 50, neighbours="replace-one")],
+    "shuffle": [Phase(Fraction(1, 10), Fraction(1), 20, sampler="shuffle", batch_size=10, dataset_size=100)],
+}
+
+
+@pytest.fixture(scope="module", params=sorted(RUNS))
+def cert(request):
+    return certify_tradeoff(RUNS[request.param], alphas=[Fraction(1, 1000), Fraction(1, 2)], fprs=[Fraction(1, 100)])
+
+
+def reseal(cert):
+    body = {k: v for k, v in cert.items() if k != "content_hash"}
+    return {**body, "content_hash": content_hash(body)}
+
+
+def test_confirmed(cert):
+    assert check_tradeoff_certificate(json.loads(json.dumps(cert))) == []
+    for e in cert["envelope"]:
+        assert Fraction(e["f_lower"]) <= Fraction(e["f_upper"])
+    assert Fraction(cert["mu"]["lower"]) <= Fraction(cert["mu"]["upper"])
+
+
+@pytest.fixture(scope="module")
+def subsampled():
+    return certify_tradeoff(RUNS["subsampled"], alphas=[Fraction(1, 1000), Fraction(1, 2)], fprs=[Fraction(1, 100)])
+
+
+@pytest.mark.parametrize("path,value", [
+    (("tpr", 0, "lower"), "0.5"),
+    (("envelope", 1, "f_upper"), "0.9"),
+    (("mu", "upper"), "0.1"),
+    (("advantage", "lower"), "0.3"),
+    (("inputs", "fprs", 0), "1/10"),
+])
+def test_tampered_and_resealed_is_broken(subsampled, path, value):
+    bad = copy.deepcopy(subsampled)
+    target = bad
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    problems = check_tradeoff_certificate(reseal(bad))
+    assert problems and any(p.startswith(".".join(map(str, path[:2]))) or p.startswith(path[0]) for p in problems)
+
+
+def test_tampered_without_reseal_is_broken(cert):
+    bad = copy.deepcopy(cert)
+    bad["bayes"][0]["upper"] = "1"
+    assert any("content_hash" in p for p in check_tradeoff_certificate(bad))
