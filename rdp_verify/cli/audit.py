@@ -130,7 +130,7 @@ def register(subparsers: Any) -> None:
     """Add the ``audit`` subcommand (see :mod:`rdp_verify.cli`)."""
     p = subparsers.add_parser(
         "audit",
-        help="check a reported (epsilon, delta) of a DP-SGD run: proven true, proven false, or neither",
+        help="check a reported (epsilon, delta) of a DP-SGD run (proven true, false, or neither), or a canary attack",
         description=(
             "Is a reported (epsilon, delta) of a DP-SGD run true? Two accountants, both proven:\n"
             "pld brackets epsilon(delta) of the run's privacy curve from both sides (as rdp-verify dp):\n"

@@ -96,7 +96,8 @@ def register(subparsers: Any) -> None:
             "membership test at false-positive rate alpha (Dong, Roth, Su 2022). Its lower envelope comes\n"
             "from the pairs that dominate the run (what no attack can beat), its upper envelope from the\n"
             "pairs it dominates, both read exactly off the same discrete pairs as rdp-verify dp.\n"
-            "Prints the envelopes at --alpha, the best attack's TPR at --fpr, a proven bracket of the\n"
+            "Prints the envelopes at --alpha, the largest TPR the guarantee allows at each --fpr (no\n"
+            "membership attack exceeds its upper end), a proven bracket of the\n"
             "Gaussian-DP parameter mu, the advantage max(1 - alpha - f) and the best chance of guessing\n"
             "membership for each --prior. Numbers are exact: 1e-3 is 1/1000."
         ),

@@ -58,6 +58,7 @@ def test_rdp_accountant_matches_the_gaussian_rdp_closed_form():
     assert tight.answer.value < cal.answer.value  # the privacy curve needs less noise than any RDP bound
 
 
+@pytest.mark.slow  # a full search of q up to 1
 def test_largest_q_is_at_least_the_rdp_answer_and_stops_at_one():
     pld = calibrate(Problem("q", Fraction(1), DELTA, sigma=Fraction(2), steps=100))
     rdp = calibrate(Problem("q", Fraction(1), DELTA, sigma=Fraction(2), steps=100, accountant="rdp"))

@@ -51,6 +51,7 @@ def test_reported_runs_are_certified_within_the_tolerance(q, sigma, steps, delta
     assert cert["verdict"] == "certified" and cert["epsilon"]["tolerance_met"], cert["verdict_reason"]
 
 
+@pytest.mark.slow  # a tolerance walked to the end
 def test_a_two_step_run_meets_a_tolerance_of_1e_7():
     cert = certify_run([Phase(Fraction(1, 100), Fraction(3, 10), 2)], epsilon=Fraction(1, 2),
                        tolerance=Fraction(1, 10**7))

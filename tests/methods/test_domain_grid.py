@@ -21,7 +21,7 @@ from rdp_verify.methods import rigorous
 
 # The default run keeps one order per (q, sigma) pair (49 of the 441 points, about 35 s); -m slow runs all.
 GRID = covering_params(["1e-6", "1e-4", "0.01", "0.1", "0.5", "0.9", "0.99"], ["0.3", "0.5", "1", "2", "4", "10", "100"],
-                       ["1.01", "1.5", "2", "3.5", "8", "32", "64.5", "256", "1024"], per_pair=1)
+                       ["1.01", "1.5", "2", "3.5", "8", "32", "64.5", "256", "1024"], per_pair=1, pair_share=2)
 
 
 @pytest.mark.parametrize("q, sigma, alpha", GRID)

@@ -43,8 +43,8 @@ def subsampled():
 @pytest.mark.parametrize("path,value", [
     (("tpr", 0, "lower"), "0.5"),
     (("envelope", 1, "f_upper"), "0.9"),
-    (("mu", "upper"), "0.1"),
-    (("advantage", "lower"), "0.3"),
+    pytest.param(("mu", "upper"), "0.1", marks=pytest.mark.slow),
+    pytest.param(("advantage", "lower"), "0.3", marks=pytest.mark.slow),
     (("inputs", "fprs", 0), "1/10"),
 ])
 def test_tampered_and_resealed_is_broken(subsampled, path, value):
