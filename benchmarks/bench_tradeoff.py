@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from fractions import Fraction
 
 import numpy as np
+from bench_pld import best  # the best-of-N timer (benchmarks/ is the script's own folder)
 
 from rdp_verify.curves.accountant import bracket, compose_run
 from rdp_verify.foundations.run import Phase
@@ -29,15 +29,6 @@ from rdp_verify.tradeoff import tradeoff
 
 Q, SIGMA, STEPS = Fraction(256, 60000), Fraction(11, 10), 14063
 FPRS = [Fraction(1, 10**k) for k in range(1, 7)]
-
-
-def best(fn, repeat: int):
-    times, out = [], None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - start)
-    return min(times), out
 
 
 def main() -> int:

@@ -42,7 +42,6 @@ from ..foundations.inputs import (
     parse_q,
     parse_sigma,
 )
-from .certify import certify
 from .fields import FieldPolicy
 
 __all__ = [
@@ -282,6 +281,8 @@ def self_consistency(cert: dict[str, Any]) -> list[str]:
 
 def recompute(cert: dict[str, Any]) -> dict[str, Any]:
     """The certificate :func:`certify` writes for ``cert``'s inputs (raises InputError on bad inputs)."""
+    from .certify import certify  # every method, SymPy included: only this check needs them, not the sealing
+
     inp = cert["inputs"]
     sgm = SGM(parse_q(inp["q"]), parse_sigma(inp["sigma"]), parse_alpha(inp["alpha"]))
     return certify(sgm, parse_dps(inp["dps"]))

@@ -83,6 +83,7 @@ from .single_step import StepCurve
 __all__ = ["ReplaceOneCurve", "SymmetrisedCurve", "replace_tail", "replace_loss_scale"]
 
 _DPS = 30  # mpmath digits of the grid heuristics: the same on every machine
+_SPREAD_DPS = 15  # digits of the loss's standard deviation (a first step size)
 _PIECES, _MAX_PIECES = 4, 64  # parts of a cell bounded separately (Arb's enclosure of a range widens with the ball)
 
 
@@ -248,6 +249,7 @@ def replace_loss_scale(q: Fraction, sigma: Fraction, tail: Fraction) -> tuple[fl
 
         density = lambda z: mpmath.npdf(z, 0, s) * mpmath.exp(log_w(z))  # noqa: E731  P = μ0·w
         cut = [-mpmath.inf, -8 * s, 0, 1, 1 + 8 * s, mpmath.inf]
-        m1 = mpmath.quad(lambda z: density(z) * loss(z), cut)
-        m2 = mpmath.quad(lambda z: density(z) * loss(z) ** 2, cut)
-        return float(2 * hi), float(mpmath.sqrt(max(m2 - m1 * m1, 0)))
+        with mpmath.workdps(_SPREAD_DPS):  # a step size needs a few digits (as curves.discretize.loss_scale)
+            m1 = mpmath.quad(lambda z: density(z) * loss(z), cut)
+            m2 = mpmath.quad(lambda z: density(z) * loss(z) ** 2, cut)
+            return float(2 * hi), float(mpmath.sqrt(max(m2 - m1 * m1, 0)))
