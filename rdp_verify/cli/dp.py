@@ -42,7 +42,8 @@ def run_phases(ns: argparse.Namespace) -> list[tuple[Phase, str]]:
             raise UsageError(f"--phases cannot be combined with {flag(next(iter(given)))}")
         return load_phases(ns.phases)
     if not given:
-        raise UsageError("give the run (--q or --batch-size/--dataset-size, --sigma, --steps or --epochs) or --phases FILE")
+        raise UsageError("give the run (--q or --batch-size/--dataset-size, --sigma, --steps or --epochs)"
+                         + (" or --phases FILE" if hasattr(ns, "phases") else ""))
     lists = {f: [v.strip() for v in text.split(",")] for f, text in given.items()}
     n = max(len(v) for v in lists.values())
     for f, values in lists.items():

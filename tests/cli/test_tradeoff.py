@@ -74,3 +74,9 @@ def test_audit_canaries_refusals(capsys, tmp_path, text, extra, message):
     canaries.write_text(text)
     code, _, err = run(capsys, "audit", *GAUSSIAN, "--canaries", str(canaries), *extra, "--out", str(out))
     assert code == 2 and message in err and len(err.splitlines()) == 1 and not out.exists()
+
+
+def test_audit_canaries_needs_the_run(capsys):
+    code, _, err = run(capsys, "audit", "--canaries", str(ROOT / "examples" / "canaries-mu1.csv"))
+    assert code == 2 and err.strip() == ("rdp-verify: error: give the run (--q or --batch-size/--dataset-size, --sigma, "
+                                         "--steps or --epochs)")
