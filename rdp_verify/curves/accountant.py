@@ -73,7 +73,7 @@ from .options import DEFAULT_TOLERANCE, DELTA_MIN
 from .per_epoch import PerEpochBounds, is_per_epoch_run
 
 __all__ = ["DIRECTIONS", "Settings", "Curves", "Bracket", "compose_run",
-           "delta_bracket", "epsilon_bracket", "bracket", "check_run", "default_settings", "initial_step"]
+           "delta_bracket", "epsilon_bracket", "bracket", "check_run", "default_settings", "initial_step", "method_of"]
 
 DIRECTIONS = ("remove", "add")
 MAX_REFINEMENTS = 6
@@ -146,9 +146,7 @@ class Bracket:
 
     @property
     def method(self) -> str:
-        if isinstance(self.curves, PerEpochBounds):
-            return "per-epoch bounds"
-        return "closed form" if isinstance(self.curves, GaussianCurve) else "discrete pairs"
+        return method_of(self.curves)
 
     def relative_width(self) -> Fraction | None:
         if self.upper is None:
@@ -156,6 +154,13 @@ class Bracket:
         if self.upper == 0:
             return Fraction(0)
         return (self.upper - self.lower) / self.upper
+
+
+def method_of(curves: Curves | GaussianCurve | PerEpochBounds) -> str:
+    """How a run's curve is bracketed: ``discrete pairs``, ``closed form`` (q = 1) or ``per-epoch bounds``."""
+    if isinstance(curves, PerEpochBounds):
+        return "per-epoch bounds"
+    return "closed form" if isinstance(curves, GaussianCurve) else "discrete pairs"
 
 
 def check_run(phases: Sequence[Phase]) -> tuple[Phase, ...]:

@@ -44,7 +44,8 @@ from .per_epoch import PerEpochBounds, Test, is_per_epoch_run
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "SCHEMA", "POLICY", "NOT_VERIFIED", "certify_run", "certificate_of",
            "check_run_certificate", "recompute", "compare", "self_consistency", "verdict_of", "DIGITS",
-           "settings_from_json", "settings_json", "mechanism_of", "ASSUMPTIONS_BY_FAMILY", "PROOFS"]
+           "settings_from_json", "settings_json", "mechanism_of", "ASSUMPTIONS_BY_FAMILY", "PROOFS",
+           "interval_text", "refinements_json"]
 
 FORMAT = "rdp_verify privacy curve"
 FORMAT_VERSION = 2
@@ -139,7 +140,8 @@ PROOFS = {
 }
 
 
-def _interval(lower: Fraction, upper: Fraction | None) -> dict[str, str | None]:
+def interval_text(lower: Fraction, upper: Fraction | None) -> dict[str, str | None]:
+    """A proven interval as printed in certificates: DIGITS significant digits, lower end down, upper end up."""
     return {"lower": decimal_text(lower, DIGITS, "down"),
             "upper": None if upper is None else decimal_text(upper, DIGITS, "up")}
 
@@ -156,7 +158,7 @@ def _width(lower: Fraction, upper: Fraction | None) -> Fraction | None:
 
 def _bracket_json(lower: Fraction, upper: Fraction | None, tolerance: Fraction) -> dict[str, Any]:
     """The printed (outward-rounded) ends and the fields derived from them."""
-    printed = _interval(lower, upper)
+    printed = interval_text(lower, upper)
     return {**printed, **_derived(printed, tolerance)}
 
 
@@ -191,7 +193,7 @@ def _cross_check_json(est: Estimate, point: Fraction, proven: tuple[Fraction, Fr
         "bound_kind": "estimate",
         "epsilon": fraction_text(point),
         "estimate": {"value": decimal_text(est.value, DIGITS), "error_bound": decimal_text(est.error, 3, "up")},
-        "proven_delta": _interval(*proven),
+        "proven_delta": interval_text(*proven),
         "informative_below": decimal_text(reference * INFORMATIVE, 3, "down"),
         "details": {k: (str(v) if not isinstance(v, (int, float, str)) else v) for k, v in est.details.items()},
     }
@@ -262,10 +264,15 @@ def _work_json(result: Bracket) -> dict[str, Any]:
         return {"grid_points_per_step": [], "composed_length": 0, "refinements": []}
     return {"grid_points_per_step": [s.grid.size for s in result.curves.steps],
             "composed_length": result.curves.longest(),
-            "refinements": [{"grid_step": fraction_text(r["grid_step"]),
-                             "relative_width": decimal_text(Fraction(r["relative_width"]), 3, "up")
-                             if r["relative_width"] != float("inf") else None}
-                            for r in result.refinements]}
+            "refinements": refinements_json(result.refinements)}
+
+
+def refinements_json(refinements: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The grids tried by :func:`~rdp_verify.curves.accountant.bracket` (recorded, not verified)."""
+    return [{"grid_step": fraction_text(r["grid_step"]),
+             "relative_width": None if r["relative_width"] == float("inf")
+             else decimal_text(Fraction(r["relative_width"]), 3, "up")}
+            for r in refinements]
 
 
 def certify_run(phases: Sequence[Phase], *, delta: Fraction | None = None, epsilon: Fraction | None = None,
@@ -304,7 +311,7 @@ def certificate_of(result: Bracket, *, delta: Fraction | None = None, epsilon: F
         "method": result.method,
         "settings": settings_json(result.curves),
         quantity: printed,
-        "directions": {d: _interval(lo, up) for d, (lo, up) in sorted(result.by_direction.items())},
+        "directions": {d: interval_text(lo, up) for d, (lo, up) in sorted(result.by_direction.items())},
         "proofs": _proofs(result),
         "cross_check": cross,
         "work": _work_json(result),

@@ -3,7 +3,7 @@
 :func:`certificate_of` records the run, the grid it was composed on (the same ``settings`` as a
 privacy-curve certificate), the envelopes [f_low(α), f_up(α)] at the α asked for, TPR at each FPR, the
 μ bracket, the advantage and the Bayesian success bounds, every number rounded outward to 12
-significant digits, with the theorem each rests on (:data:`PROOFS`).
+significant digits (:func:`rdp_verify.curves.certificate.interval_text`), with the theorem each rests on (:data:`PROOFS`).
 
 :func:`check_tradeoff_certificate` re-verifies every field but :data:`NOT_VERIFIED`: schema and content
 hash, then a recomputation from the recorded inputs and settings (exact integers and Arb: the same on
@@ -21,7 +21,9 @@ from ..certificates.fields import FieldPolicy
 from ..curves.accountant import Settings, compose_run, delta_bracket
 from ..curves.certificate import (
     ASSUMPTIONS_BY_FAMILY,
+    interval_text,
     mechanism_of,
+    refinements_json,
     settings_from_json,
     settings_json,
 )
@@ -42,7 +44,6 @@ __all__ = ["FORMAT", "FORMAT_VERSION", "SCHEMA", "POLICY", "NOT_VERIFIED", "PROO
 FORMAT = "rdp_verify trade-off curve"
 FORMAT_VERSION = 1
 SCHEMA = "tradeoff-v1"
-DIGITS = 12
 DEFAULT_ALPHAS = (Fraction(1, 10**5), Fraction(1, 10**3), Fraction(1, 100), Fraction(1, 10), Fraction(1, 2))
 DEFAULT_PRIORS = (Fraction(1, 100), Fraction(1, 2))
 NOT_VERIFIED = ("software.rdp_verify", "work.**")
@@ -67,18 +68,6 @@ PROOFS = {
     "bayes": ("the best probability of guessing membership with prior pi is 1 - p + p delta(log((1 - p)/p)), "
               "p = min(pi, 1 - pi) (convex duality of f and delta, Dong, Roth, Su 2022, Proposition 2.12)"),
 }
-
-
-def _down(x: Fraction) -> str:
-    return decimal_text(x, DIGITS, "down")
-
-
-def _up(x: Fraction | None) -> str | None:
-    return None if x is None else decimal_text(x, DIGITS, "up")
-
-
-def _interval(lower: Fraction, upper: Fraction | None) -> dict[str, str | None]:
-    return {"lower": _down(lower), "upper": _up(upper)}
 
 
 def _freeze(trade: TradeOff, points: Sequence[Fraction]) -> None:
@@ -114,11 +103,12 @@ def certificate_of(trade: TradeOff, *, alphas: Sequence[Fraction] = DEFAULT_ALPH
     envelope = []
     for a in alphas:
         low, up = trade.f(a)
-        envelope.append({"alpha": fraction_text(a), "f_lower": _down(low), "f_upper": _up(up)})
+        ends = interval_text(low, up)
+        envelope.append({"alpha": fraction_text(a), "f_lower": ends["lower"], "f_upper": ends["upper"]})
     tpr = []
     for a in fprs:
         low, up = trade.tpr(a)
-        tpr.append({"fpr": fraction_text(a), "lower": _down(low), "upper": _up(up),
+        tpr.append({"fpr": fraction_text(a), **interval_text(low, up),
                     "relative_width": decimal_text((up - low) / up, 3, "up") if up > 0 else "0"})
     curve_proofs = CURVE_PROOFS["discrete pairs (replace-one)" if method == "discrete pairs"
                                 and run_family(phases) == "replace-one" else method]
@@ -134,17 +124,14 @@ def certificate_of(trade: TradeOff, *, alphas: Sequence[Fraction] = DEFAULT_ALPH
         "settings": settings_json(trade.curves),
         "envelope": envelope,
         "tpr": tpr,
-        "mu": {**_interval(trade.mu_lower(), trade.mu_upper()),
+        "mu": {**interval_text(trade.mu_lower(), trade.mu_upper()),
                "how": ("gaussian mechanism" if isinstance(trade.curves, GaussianCurve)
                        else "all-steps component" if trade.mu_exact else "envelope"),
-               "grid_lower": _down(trade.mu_grid_lower())},
-        "advantage": _interval(*trade.advantage()),
-        "bayes": [{"prior": fraction_text(p), **_interval(*trade.bayes(p))} for p in priors],
+               "grid_lower": interval_text(trade.mu_grid_lower(), None)["lower"]},
+        "advantage": interval_text(*trade.advantage()),
+        "bayes": [{"prior": fraction_text(p), **interval_text(*trade.bayes(p))} for p in priors],
         "proofs": {**PROOFS, "upper_privacy_curve": curve_proofs["upper"], "lower_privacy_curve": curve_proofs["lower"]},
-        "work": {"refinements": [{"grid_step": fraction_text(r["grid_step"]),
-                                  "relative_width": None if r["relative_width"] == float("inf")
-                                  else decimal_text(Fraction(r["relative_width"]), 3, "up")}
-                                 for r in trade.refinements]},
+        "work": {"refinements": refinements_json(trade.refinements)},
         "software": {"rdp_verify": __version__},
     }
     return seal(cert, SCHEMA)

@@ -47,14 +47,14 @@ from typing import Any, Sequence
 
 from flint import ctx
 
-from ..curves.accountant import Bracket, Curves, Mapper, bracket, delta_bracket
+from ..curves.accountant import Curves, Mapper, bracket, delta_bracket, method_of
 from ..curves.gaussian import GaussianCurve
 from ..curves.options import DEFAULT_TOLERANCE
 from ..curves.per_epoch import PerEpochBounds
 from ..foundations.inputs import DELTA_MIN, InputError
 from ..foundations.results import lower_end, to_arb, upper_end
 from ..foundations.run import Phase
-from .envelope import Envelopes, inverse_phi
+from .envelope import Envelopes, check_rate, inverse_phi
 
 __all__ = ["TradeOff", "tradeoff", "reference_delta", "DEFAULT_FPRS", "MU_ALPHAS", "check_rate", "check_prior",
            "bayes_epsilons"]
@@ -62,14 +62,6 @@ __all__ = ["TradeOff", "tradeoff", "reference_delta", "DEFAULT_FPRS", "MU_ALPHAS
 DEFAULT_FPRS = (Fraction(1, 10**5), Fraction(1, 10**3), Fraction(1, 100), Fraction(1, 10))
 # α = 1/2 and m·10^−e (m = 1, 1.8, 3.2, 5.6; e = 1..10): about a quarter of a decade apart, down to 1e-10
 MU_ALPHAS = (Fraction(1, 2),) + tuple(Fraction(m, 10) / 10**e for e in range(1, 11) for m in (56, 32, 18, 10))
-
-
-def check_rate(value: Fraction, name: str) -> Fraction:
-    """A rate (FPR, α) must lie in [0, 1]."""
-    value = Fraction(value)
-    if not 0 <= value <= 1:
-        raise InputError(f"{name} {value} must lie in [0, 1]")
-    return value
 
 
 def check_prior(value: Fraction) -> Fraction:
@@ -109,7 +101,7 @@ class TradeOff:
 
     @property
     def method(self) -> str:
-        return Bracket(Fraction(0), None, {}, self.curves).method
+        return method_of(self.curves)
 
     def f(self, alpha: Fraction) -> tuple[Fraction, Fraction]:
         """Proven [f_low(α), f_up(α)]: no attack has type-II error below f_low at type-I error α."""

@@ -72,7 +72,7 @@ from ..foundations.decimals import decimal_text
 from ..foundations.inputs import InputError
 from ..foundations.results import lower_end, to_arb, upper_end
 
-__all__ = ["Envelopes", "gaussian_tradeoff", "inverse_phi", "phi", "lower_hull", "hull_at", "LADDER"]
+__all__ = ["Envelopes", "gaussian_tradeoff", "inverse_phi", "phi", "lower_hull", "hull_at", "LADDER", "check_rate"]
 
 LADDER = (Fraction(0), Fraction(1, 2), Fraction(1), Fraction(2), Fraction(4), Fraction(8))  # ε of the per-epoch tests
 _BISECTIONS = 64  # bisection steps on ε (each halves the interval; 64 reach far below any grid step)
@@ -94,11 +94,12 @@ def gaussian_tradeoff(mu: arb, alpha: arb) -> arb:
     return phi(-inverse_phi(alpha) - mu)
 
 
-def _rate(alpha: Fraction) -> Fraction:
-    alpha = Fraction(alpha)
-    if not 0 <= alpha <= 1:
-        raise InputError(f"alpha {alpha} must lie in [0, 1]")
-    return alpha
+def check_rate(value: Fraction, name: str = "alpha") -> Fraction:
+    """A rate (α, an FPR) must lie in [0, 1]."""
+    value = Fraction(value)
+    if not 0 <= value <= 1:
+        raise InputError(f"{name} {value} must lie in [0, 1]")
+    return value
 
 
 def lower_hull(points: list[tuple[Fraction, Fraction]]) -> list[tuple[Fraction, Fraction]]:
@@ -220,7 +221,7 @@ class Envelopes:
 
     def lower(self, alpha: Fraction) -> Fraction:
         """f_low(α): a proven lower bound of f(α), from the dominating pairs (what no attack can beat)."""
-        alpha = _rate(alpha)
+        alpha = check_rate(alpha)
         if alpha == 1:
             return Fraction(0)
         if not isinstance(self.curves, Curves):
@@ -233,7 +234,7 @@ class Envelopes:
 
     def upper(self, alpha: Fraction) -> Fraction:
         """f_up(α): a proven upper bound of f(α), from the dominated pairs (at most the trivial 1 − α)."""
-        alpha = _rate(alpha)
+        alpha = check_rate(alpha)
         if alpha in (0, 1):
             return 1 - alpha
         if not isinstance(self.curves, Curves):

@@ -110,3 +110,11 @@ def test_all_steps_component_bounds_f_and_beats_every_smaller_mu():
     z = mp.mpf(40)  # α = Φ̄(40): compare the tails 1 − h = w·Φ̄(z − μ₀) and 1 − G_μ = Φ̄(z − μ)
     assert w * mp.ncdf(-(z - mu0)) > mp.ncdf(-(z - mu))
     assert t.mu_exact and mpq(t.mu_lower()) <= mu0 <= mpq(t.mu_upper()) and t.mu_grid_lower() < t.mu_lower()
+
+
+def test_mu_is_claimed_exact_only_where_proven():
+    """Replace-one runs have no all-steps argument (both sides are mixtures): their μ lower end comes from the
+    upper envelope, well below the no-amplification μ₀ = 2√T/σ."""
+    t = tradeoff([Phase(Fraction(1, 100), Fraction(1), 100, neighbours="replace-one")], fprs=[Fraction(1, 1000)])
+    assert not t.mu_exact
+    assert abs(mpq(t.mu_upper()) - 2 * mp.sqrt(100)) < 1e-9 and t.mu_lower() < t.mu_upper() / 2
