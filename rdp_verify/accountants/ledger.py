@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import copy
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any, Callable, TypeVar
@@ -30,7 +30,7 @@ from ..curves.accountant import DEFAULT_TOLERANCE, check_run
 from ..curves.certificate import certify_run
 from ..foundations.decimals import float_rounded
 from ..foundations.inputs import InputError, parse_rational
-from ..foundations.run import Phase
+from ..foundations.run import Phase, merged
 
 __all__ = ["CertificationError", "exact_number", "checked", "Ledger"]
 
@@ -87,13 +87,8 @@ class Ledger:
 
     def extend(self, steps: list[Phase]) -> None:
         """Append phases, all or none (domain- and size-checked; a phase equal to the last but for its
-        length merges with it)."""
-        phases = list(self.phases)
-        for phase in steps:
-            if phases and replace(phases[-1], steps=phase.steps) == phase:
-                phases[-1] = replace(phase, steps=phases[-1].steps + phase.steps)
-            else:
-                phases.append(phase)
+        length merges with it: :func:`~rdp_verify.foundations.run.merged`)."""
+        phases = merged([*self.phases, *steps])
         self.phases = list(check_run(phases)) if phases else []
 
     def _answer(self, key: str, value: Fraction) -> dict[str, Any]:

@@ -69,8 +69,19 @@ def _sampling_text(p: Phase) -> str:
 
 
 def run_text(phases: list[tuple[Phase, str]]) -> str:
-    return "; ".join(f"{_sampling_text(p)}, sigma = {fraction_text(p.sigma)}, steps = {p.steps}"
-                     + ("" if how == "given" else f" [{how}]") for p, how in phases)
+    """The phases as given, each stretch of n > 1 identical consecutive ones written once as ``n x (...)``."""
+    stretches: list[list[Any]] = []
+    for phase in phases:
+        if stretches and stretches[-1][0] == phase:
+            stretches[-1][1] += 1
+        else:
+            stretches.append([phase, 1])
+    texts = []
+    for (p, how), n in stretches:
+        text = f"{_sampling_text(p)}, sigma = {fraction_text(p.sigma)}, steps = {p.steps}" + \
+            ("" if how == "given" else f" [{how}]")
+        texts.append(text if n == 1 else f"{n} x ({text})")
+    return "; ".join(texts)
 
 
 HOW = {"discrete pairs": "grid step {grid_step}", "closed form": "closed form of the Gaussian mechanism",

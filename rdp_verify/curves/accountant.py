@@ -40,8 +40,9 @@ and the certificate states by how much it misses the tolerance. A bracket wider 
 two of them in a row the search stops.
 
 Cost: one discretisation per distinct (q, σ), O(n) Arb evaluations for n = (loss range)/h grid points;
-four compositions (two directions × two bounds) of about 2·log2(T) integer-polynomial products each, of
-length about (composed loss range)/h. For the run of TF Privacy's MNIST tutorial (q = 256/60000,
+four compositions (two directions × two bounds) of about 2·log2(T) integer-polynomial products each (per
+stretch of identical consecutive phases, which are composed as one: 5000 one-step phases cost one 5000-step
+phase), of length about (composed loss range)/h. For the run of TF Privacy's MNIST tutorial (q = 256/60000,
 σ = 1.1, T = 14063, δ = 1e-5) h = 2e-4, about 20 000 grid points per step (13 000 evaluated) and
 39 000 composed; time grows like √T/h·log T.
 """
@@ -65,7 +66,7 @@ from ..foundations.inputs import (
     fraction_text,
 )
 from ..foundations.results import arb_to_bounded, to_arb
-from ..foundations.run import Phase, run_family
+from ..foundations.run import Phase, merged, run_family
 from .compose import PLD, Budget, compose, delta_at, epsilon_root, products_needed
 from .discretize import StepPLD, discretize, grid_range, loss_scale
 from .gaussian import GaussianCurve, is_gaussian_run
@@ -101,7 +102,8 @@ class Settings:
 
 @dataclass
 class Curves:
-    """The composed discrete PLDs of a run, per (direction, "upper" | "lower"), composed on first use."""
+    """The composed discrete PLDs of a run, per (direction, "upper" | "lower"), composed on first use; identical
+    consecutive phases are composed as one (:func:`~rdp_verify.foundations.run.merged`), ``phases`` kept as given."""
 
     phases: tuple[Phase, ...]
     settings: Settings
@@ -120,7 +122,7 @@ class Curves:
         if key not in self.plds:
             start = time.perf_counter()
             by_pair = {(s.pair, s.q, s.sigma): s for s in self.steps}
-            parts = [(_single(by_pair[step_key(p)], direction, bound), p.steps) for p in self.phases]
+            parts = [(_single(by_pair[step_key(p)], direction, bound), p.steps) for p in merged(self.phases)]
             self.plds[key] = compose(parts, self.budget)
             self.seconds += time.perf_counter() - start
         return self.plds[key]
@@ -252,7 +254,7 @@ def compose_run(phases: Sequence[Phase], settings: Settings, mapper: Mapper = ma
     steps = list(mapper(_discretize_step, [(pair, q, sigma, settings) for pair, q, sigma in pairs]))
     total_steps = sum(p.steps for p in phases)
     budget = Budget(int(settings.truncation * 2 ** settings.bits), total_steps,
-                    products_needed([p.steps for p in phases]))
+                    products_needed([p.steps for p in merged(phases)]))
     return Curves(phases, settings, tuple(steps), budget, seconds=time.perf_counter() - start)
 
 

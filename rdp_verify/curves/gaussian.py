@@ -26,10 +26,10 @@ from flint import arb, ctx
 from ..foundations.results import arb_to_bounded, to_arb
 from ..foundations.run import Phase
 
-__all__ = ["GaussianCurve", "is_gaussian_run"]
+__all__ = ["GaussianCurve", "is_gaussian_run", "FLOOR"]
 
-RELATIVE_WIDTH = Fraction(1, 10**15)
-FLOOR = Fraction(1, 10**1000)  # δ(ε) below it is reported as [0, FLOOR]  # the ε bracket's width: far below any tolerance asked for
+RELATIVE_WIDTH = Fraction(1, 10**15)  # the ε bracket's width: far below any tolerance asked for
+FLOOR = Fraction(1, 10**1000)  # δ(ε) (and G_μ(α), rdp_verify.tradeoff.envelope) below it is reported as [0, FLOOR]
 _START_PREC = 128
 _MAX_PREC = 1 << 16
 

@@ -44,7 +44,7 @@ from __future__ import annotations
 import csv
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -63,7 +63,8 @@ from .inputs import (
 )
 
 __all__ = ["Phase", "SAMPLERS", "NEIGHBOURS", "DP_EVENTS", "NEIGHBOURING_RELATIONS", "PER_EPOCH", "STEP_CONVENTIONS",
-           "PHASE_FIELDS", "parse_run", "load_phases", "load_rows", "run_family", "text_field", "required_field"]
+           "PHASE_FIELDS", "parse_run", "load_phases", "load_rows", "run_family", "merged", "text_field",
+           "required_field"]
 
 SAMPLERS = ("poisson", "fixed", "shuffle", "balls-in-bins")
 NEIGHBOURS = ("add-remove", "replace-one")
@@ -173,6 +174,23 @@ def run_family(phases: Sequence[Phase]) -> str:
     if per_epoch == {True}:
         return "per-epoch"
     return relations.pop()
+
+
+def merged(phases: Sequence[Phase]) -> tuple[Phase, ...]:
+    """The run with every stretch of consecutive Poisson or fixed-size phases that differ only in their length
+    joined into one phase of their total length (the composition's view of the run; certificates keep the phases
+    as given). Exact: their steps are independent draws of one mechanism, and T₁ adaptive steps followed by T₂ more
+    are T₁ + T₂ adaptive steps (self-composition; Zhu, Dong, Wang 2022, Theorem 10 composes the dominating pairs
+    step by step either way). Shuffled and balls-in-bins phases are kept as given: a phase begins a new epoch, so
+    joining two phases that end mid-epoch would denote other batches."""
+    out: list[Phase] = []
+    for p in phases:
+        last = out[-1] if out else None
+        if last is not None and p.sampler not in PER_EPOCH and replace(last, steps=p.steps) == p:
+            out[-1] = replace(last, steps=last.steps + p.steps)
+        else:
+            out.append(p)
+    return tuple(out)
 
 
 def text_field(fields: Mapping[str, Any], key: str) -> str | None:

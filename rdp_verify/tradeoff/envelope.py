@@ -42,7 +42,10 @@ Their gap comes from the grid (second order in its step, as the (ε, δ) bracket
 
 **q = 1** runs are the Gaussian mechanism with μ² = Σ Δ²T_i/σ_i² (:mod:`rdp_verify.curves.gaussian`),
 whose trade-off function is G_μ(α) = Φ(Φ⁻¹(1 − α) − μ) exactly (Dong, Roth, Su 2022, Definition 2.7 and
-Corollary 3.3): both envelopes are the two ends of its Arb ball (erfc and erfcinv).
+Corollary 3.3): both envelopes are the two ends of its Arb ball (erfc and erfcinv), at any number of steps.
+Where the whole ball lies below :data:`~rdp_verify.curves.gaussian.FLOOR` (10^−1000; e.g. μ = 20000, σ = 0.05
+for 10⁶ steps, where G_μ(α) is about 10^−8.7e7) the envelopes are [0, FLOOR], as for the privacy curve:
+exact rationals of that size would not fit in memory, and the ball's ends are never converted.
 
 **Shuffled and balls-in-bins runs** (:mod:`rdp_verify.curves.per_epoch`): the lower envelope is G_μ of the
 no-amplification Gaussian mechanism (proven, the same μ² as their ε upper end). The upper envelope comes
@@ -66,7 +69,7 @@ from flint import arb, ctx
 
 from ..curves.accountant import DIRECTIONS, Curves
 from ..curves.compose import PLD, shift_ball
-from ..curves.gaussian import GaussianCurve
+from ..curves.gaussian import FLOOR, GaussianCurve
 from ..curves.per_epoch import PerEpochBounds
 from ..foundations.decimals import decimal_text
 from ..foundations.inputs import InputError
@@ -246,7 +249,9 @@ class Envelopes:
         with ctx.workprec(self.prec):
             mu = to_arb(self.curves.mu_squared).sqrt()
             g = gaussian_tradeoff(mu, to_arb(alpha))
-            low = max(Fraction(0), lower_end(g))
+            tiny = bool(g.upper() < to_arb(FLOOR))  # [0, FLOOR] (module docstring)
+            low = Fraction(0) if tiny else max(Fraction(0), lower_end(g))
+            high = FLOOR if tiny else upper_end(g)
         if isinstance(self.curves, PerEpochBounds):  # chords through the explicit-pair attacks (module docstring)
             if self._hull is None:
                 self._hull = lower_hull(self.curves.attack_points(LADDER))
@@ -254,7 +259,7 @@ class Envelopes:
             if up < low:
                 raise ArithmeticError("an attack beats the no-amplification lower envelope: a bug, refuse")
             return low, up
-        return low, min(upper_end(g), 1 - alpha)
+        return low, min(high, 1 - alpha)
 
     # -- the convex problems ----------------------------------------------------------------------
 

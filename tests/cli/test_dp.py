@@ -46,6 +46,17 @@ def test_phases_as_lists_and_as_a_file(capsys, tmp_path):
     assert code == 0 and json.loads(out)["epsilon"] == listed["epsilon"]
 
 
+def test_repeated_phases_are_written_once_and_recorded_as_given(capsys, tmp_path):
+    path = tmp_path / "phases.json"
+    path.write_text(json.dumps([{"q": "0.02", "sigma": "1.5", "steps": 1}] * 60 + [{"q": "0.05", "sigma": "1.5", "steps": 9}]))
+    code, out, _ = run(capsys, "--phases", str(path), "--delta", "1e-6")
+    assert code == 0 and out.splitlines()[0] == \
+        "run: 60 x (q = 0.02, sigma = 1.5, steps = 1); q = 0.05, sigma = 1.5, steps = 9; delta = 0.000001"
+    code, out, _ = run(capsys, "--phases", str(path), "--delta", "1e-6", "--json")
+    cert = json.loads(out)
+    assert [p["steps"] for p in cert["inputs"]["phases"]] == [1] * 60 + [9] and check_run_certificate(cert) == []
+
+
 def test_batch_size_and_epochs(capsys):
     code, out, _ = run(capsys, "--batch-size", "256", "--dataset-size", "60000", "--sigma", "1.1", "--epochs", "1",
                        "--step-convention", "ceil", "--delta", "1e-5")

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from rdp_verify.accounting.optimal_order import optimal_epsilon
 from rdp_verify.curves.accountant import bracket, compose_run, default_settings, delta_bracket
+from rdp_verify.curves.compose import products_needed
 from rdp_verify.foundations.inputs import MAX_STEPS, InputError
 from rdp_verify.foundations.run import Phase
 
@@ -94,6 +95,16 @@ def test_phases_compose_like_one_long_phase():
     one = delta_bracket(compose_run([Phase(q, sigma, 300)], s), Fraction(2))
     two = delta_bracket(compose_run([Phase(q, sigma, 100), Phase(q, sigma, 200)], s), Fraction(2))
     assert one.lower <= two.upper and two.lower <= one.upper
+
+
+def test_identical_phases_are_composed_as_one():
+    """300 one-step phases are one 300-step phase (self-composition): the same products, the same bracket; the
+    phases stay as given."""
+    q, sigma = Fraction(1, 50), Fraction(3, 2)
+    steps = [Phase(q, sigma, 1)] * 300
+    many, one = bracket(steps, delta=Fraction(1, 10**6)), bracket([Phase(q, sigma, 300)], delta=Fraction(1, 10**6))
+    assert (many.lower, many.upper) == (one.lower, one.upper) and many.curves.phases == tuple(steps)
+    assert many.curves.budget.products == products_needed([300])
 
 
 def test_different_phases_in_either_order():

@@ -5,7 +5,15 @@ from fractions import Fraction
 import pytest
 
 from rdp_verify.foundations.inputs import InputError
-from rdp_verify.foundations.run import DP_EVENTS, NEIGHBOURING_RELATIONS, SAMPLERS, Phase, parse_run, run_family
+from rdp_verify.foundations.run import (
+    DP_EVENTS,
+    NEIGHBOURING_RELATIONS,
+    SAMPLERS,
+    Phase,
+    merged,
+    parse_run,
+    run_family,
+)
 
 
 def one(**fields):
@@ -80,3 +88,15 @@ def test_every_sampler_and_relation_maps_to_dp_accountings_names_where_they_exis
         assert hasattr(dp_event, name)
     for name in NEIGHBOURING_RELATIONS.values():
         assert hasattr(accountant.NeighboringRelation, name)
+
+
+def test_identical_consecutive_phases_merge_where_the_mechanism_is_the_same():
+    a, b = Phase(Fraction(1, 100), Fraction(1), 1), Phase(Fraction(1, 50), Fraction(1), 2)
+    assert merged([a] * 5000) == (Phase(Fraction(1, 100), Fraction(1), 5000),)
+    assert merged([a, a, b, b, a]) == (Phase(a.q, a.sigma, 2), Phase(b.q, b.sigma, 4), a)  # consecutive only
+    fixed = Phase(Fraction(1, 10), Fraction(1), 3, "fixed", "replace-one", 10, 100)
+    assert merged([fixed, fixed]) == (Phase(fixed.q, fixed.sigma, 6, "fixed", "replace-one", 10, 100),)
+    assert merged([fixed, Phase(fixed.q, fixed.sigma, 3, neighbours="replace-one")]) == \
+        (fixed, Phase(fixed.q, fixed.sigma, 3, neighbours="replace-one"))  # another sampler: kept apart
+    shuffled = Phase(Fraction(1, 10), Fraction(1), 15, "shuffle", "add-remove", 10, 100)  # 1.5 epochs each
+    assert merged([shuffled, shuffled]) == (shuffled, shuffled)  # each phase begins an epoch: never joined

@@ -35,6 +35,15 @@ def test_confirmed(cert):
     assert Fraction(cert["mu"]["lower"]) <= Fraction(cert["mu"]["upper"])
 
 
+def test_gaussian_run_of_a_million_steps():
+    """q = 1, σ = 0.05, 10⁶ steps: the closed form (μ = 20000 exactly), sealed and recomputed by a check."""
+    cert = certify_tradeoff([Phase(Fraction(1), Fraction(1, 20), 10**6)])
+    assert cert["method"] == "closed form" and cert["settings"] == {"mu_squared": "400000000"}
+    assert (cert["mu"]["lower"], cert["mu"]["upper"]) == ("20000", "20000")
+    assert {(e["f_lower"], e["f_upper"]) for e in cert["envelope"]} == {("0", "1e-1000")}
+    assert check_tradeoff_certificate(json.loads(json.dumps(cert))) == []
+
+
 @pytest.fixture(scope="module")
 def subsampled():
     return certify_tradeoff(RUNS["subsampled"], alphas=[Fraction(1, 1000), Fraction(1, 2)], fprs=[Fraction(1, 100)])

@@ -54,9 +54,26 @@ def test_discrete_pairs_of_the_gaussian_contain_the_closed_form(gaussian_pairs, 
 @pytest.mark.parametrize("alpha", ALPHAS)
 def test_closed_form_envelopes(alpha):
     env = Envelopes(GaussianCurve((Phase(Fraction(1), Fraction(3), 2, neighbours="replace-one"),)))  # μ² = 4·2/9
-    low, up = map(mpq, env.bounds(alpha))
-    exact = gdp(mp.sqrt(mp.mpf(8) / 9), alpha)
-    assert low <= exact <= up and up - low < mp.mpf(10) ** -14  # far below the 12 digits printed
+    with mp.workdps(100):  # finer than the 256-bit ball compared with (40 digits are not)
+        low, up = map(mpq, env.bounds(alpha))
+        exact = gdp(mp.sqrt(mp.mpf(8) / 9), alpha)
+        assert low <= exact <= up and up - low < mp.mpf(10) ** -14  # far below the 12 digits printed
+
+
+@pytest.mark.parametrize("sigma,steps", [(Fraction(1, 20), 4), (Fraction(1, 20), 10**6)])
+def test_closed_form_at_any_number_of_steps(sigma, steps):
+    """μ = √T/σ: 40 (G_μ near 1e-280, the envelopes one ball of 256 bits around it) and 20000 (10⁶ steps: G_μ(α)
+    near 10^−8.7e7, far below the floor 1e-1000, so [0, 1e-1000] at once, never a 10⁸-digit rational)."""
+    env = Envelopes(GaussianCurve((Phase(Fraction(1), sigma, steps),)))
+    with mp.workdps(100):
+        mu = mp.sqrt(steps) / mpq(sigma)
+        for alpha in (Fraction(1, 10**5), Fraction(1, 2)):
+            exact = gdp(mu, alpha)
+            if exact < mp.mpf(10) ** -1000:
+                assert env.bounds(alpha) == (0, Fraction(1, 10**1000))
+            else:
+                low, up = map(mpq, env.bounds(alpha))
+                assert low <= exact <= up and up - low < mp.mpf(10) ** -60 * exact
 
 
 def test_ends_and_refusals(gaussian_pairs):
