@@ -35,6 +35,7 @@ from ..foundations.run import (
     load_rows,
     parse_run,
     required_field,
+    run_family,
     text_field,
 )
 
@@ -74,6 +75,29 @@ class Claim:
             (None if self.orders is None else [fraction_text(a) for a in self.orders]),
             "accountants": list(self.accountants),
         }
+
+    @classmethod
+    def from_json(cls, fields: Mapping[str, Any]) -> "Claim":
+        """The claim :meth:`to_json` wrote, validated as a claims file's claim is (InputError otherwise)."""
+        phases = tuple(Phase.from_json({k: v for k, v in p.items() if k != "steps_from"}) for p in fields["phases"])
+        run_family(phases)
+        accountants, conversions = tuple(fields["accountants"]), tuple(fields["conversions"])
+        if not accountants or not set(accountants) <= {"rdp", "pld"}:
+            raise InputError(f"accountants {list(accountants)}: not some of rdp, pld")
+        if not conversions or not set(conversions) <= set(CONVERSIONS):
+            raise InputError(f"conversions {list(conversions)}: not some of {', '.join(CONVERSIONS)}")
+        if "rdp" in accountants:
+            if not all(p.default for p in phases):
+                raise InputError("accountant rdp covers Poisson sampling with add-remove neighbours only")
+            for phase in phases:
+                check_sigma(phase.sigma)
+        orders, orders_name = _orders(fields["orders"])
+        claim = cls(text_field(fields, "id") or "", phases, tuple(p["steps_from"] for p in fields["phases"]),
+                    parse_delta(fields["delta"]), parse_epsilon(fields["epsilon"]), fields["epsilon"], conversions,
+                    orders, orders_name, text_field(fields, "source"), accountants)
+        if claim.to_json() != fields:
+            raise InputError("claim: not the fields of a claim as an audit report records them")
+        return claim
 
 
 def _conversions(text: str | None) -> tuple[str, ...]:

@@ -42,6 +42,7 @@ from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Any
 
+from .. import __version__
 from ..accounting.optimal_order import RTOL, optimal_epsilon
 from ..accounting.rdp import DPS, composed_rdp, delta_from_rdp, epsilon_at_orders
 from ..certificates.certificate import seal
@@ -55,10 +56,11 @@ from ..foundations.run import Phase, run_family
 from .claims import Claim
 
 __all__ = ["audit_claim", "verdict_of", "pld_verdict", "summary", "report_table", "FORMAT", "FORMAT_VERSION",
-           "MAX_TIGHTENING"]
+           "SCHEMA", "MAX_TIGHTENING"]
 
 FORMAT = "rdp_verify audit"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3  # 3: sealed (settings, software, content_hash), re-verified by rdp_verify.audit.check
+SCHEMA = "audit-v3"
 MAX_TIGHTENING = 2  # times the PLD bracket is tightened when it contains the reported epsilon
 TIGHTEST = Fraction(1, 10**5)  # the smallest relative width an audit asks for (finer grids cost ~1/width)
 DIGITS = 10  # significant digits of printed bounds (rounded outward)
@@ -231,7 +233,8 @@ def _audit_pld(claim: Claim, tolerance: Fraction) -> dict[str, Any]:
 
 def audit_claim(claim: Claim, dps: int = DPS, rtol: Fraction = RTOL,
                 tolerance: Fraction = DEFAULT_TOLERANCE) -> dict[str, Any]:
-    """The audit report of one claim (a JSON-ready dict; see the module docstring)."""
+    """The sealed audit report of one claim (see the module docstring): with the settings it was computed with, so
+    that :func:`rdp_verify.audit.check.check_audit_report` can repeat it."""
     rdp = _audit_rdp(claim, dps, rtol) if "rdp" in claim.accountants else None
     pld = _audit_pld(claim, tolerance) if "pld" in claim.accountants else None
     if pld is not None and pld["certificate"]["verdict"] == "inconsistent":
@@ -249,7 +252,7 @@ def audit_claim(claim: Claim, dps: int = DPS, rtol: Fraction = RTOL,
                    f"{claim.epsilon_text}, over all orders and the audited conversions"}
     else:
         verdict, decided = "inconclusive", {"accountant": None, "argument": "no accountant decided the claim"}
-    return {
+    return seal({
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "claim": claim.to_json(),
@@ -258,7 +261,10 @@ def audit_claim(claim: Claim, dps: int = DPS, rtol: Fraction = RTOL,
         "decided_by": decided,
         "accountants": {"rdp": rdp, "pld": pld},
         "note": UNSUPPORTED_NOTE,
-    }
+        "settings": {"dps": dps, "relative_tolerance": fraction_text(Fraction(rtol)),
+                     "tolerance": fraction_text(Fraction(tolerance))},
+        "software": {"rdp_verify": __version__},
+    }, SCHEMA)
 
 
 def _assumptions(claim: Claim) -> dict[str, str]:

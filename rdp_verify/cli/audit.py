@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
 import sys
-from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 from ..accounting.options import CONVERSIONS, DPS
@@ -58,18 +59,20 @@ def _cmd_canaries(ns: argparse.Namespace, given: dict[str, Any]) -> int:
     confidence = parse_rational(ns.confidence if ns.confidence is not None else "0.95", "confidence")
     delta = parse_delta(ns.delta) if ns.delta is not None else None
     phases = run_phases(ns)
-    from ..curves.accountant import check_run  # once the flags are read: a typo answers at once
-    from ..tradeoff.canaries import DEFAULT_DELTA, audit_canaries, check_confidence, read_canaries
-    from ..tradeoff.curve import tradeoff
+    from ..tradeoff.canaries import DEFAULT_DELTA, check_confidence, read_canaries  # once the flags are read
+    from ..tradeoff.canary_report import canary_report
 
     check_confidence(confidence)
     counts = read_canaries(ns.canaries)
-    run = check_run([p for p, _ in phases])
-    smallest = Fraction(1, max(c.non_members for c in counts))
+    try:  # the file's provenance, recorded in the report (its counts are what the report is checked from)
+        digest = hashlib.sha256(Path(ns.canaries).read_bytes()).hexdigest()
+    except OSError as exc:
+        raise InputError(f"cannot read canary file {ns.canaries}: {exc.strerror}") from None
     with workers(ns) as pool:
-        trade = tradeoff(run, fprs=[smallest], mapper=lambda fn, items: progress_map(fn, items, pool, "discretising steps"))
-    report = audit_canaries(trade, counts, confidence=confidence, delta=DEFAULT_DELTA if delta is None else delta)
-    report = {"run": [p.to_json() for p, _ in phases], "canaries": str(ns.canaries), **report}
+        trade, report = canary_report([p for p, _ in phases], counts, confidence=confidence,
+                                      delta=DEFAULT_DELTA if delta is None else delta, file=str(ns.canaries),
+                                      sha256=digest,
+                                      mapper=lambda fn, items: progress_map(fn, items, pool, "discretising steps"))
     if ns.out is not None:
         emit(report, ns.out)
     if ns.json:

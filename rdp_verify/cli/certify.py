@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import json
 import sys
 from typing import Any, Callable
 
@@ -45,6 +46,12 @@ def cmd_certify(ns: argparse.Namespace) -> int:
 
 def _checks() -> dict[str, tuple[Callable[[Any], list[str]], Any]]:
     """Every sealed format check accepts: its check and its field lists (imported on first use: start-up stays light)."""
+    from ..accounting.rdp_table import FORMAT as RDP_TABLE_FORMAT
+    from ..accounting.rdp_table import POLICY as RDP_TABLE_POLICY
+    from ..accounting.rdp_table import check_rdp_table
+    from ..audit.check import POLICY as AUDIT_POLICY
+    from ..audit.check import check_audit_report
+    from ..audit.report import FORMAT as AUDIT_FORMAT
     from ..calibration.certificate import FORMAT as CALIBRATION_FORMAT
     from ..calibration.certificate import POLICY as CALIBRATION_POLICY
     from ..calibration.certificate import check_calibration
@@ -56,21 +63,94 @@ def _checks() -> dict[str, tuple[Callable[[Any], list[str]], Any]]:
     from ..curves.certificate import FORMAT as RUN_FORMAT
     from ..curves.certificate import POLICY as RUN_POLICY
     from ..curves.certificate import check_run_certificate
+    from ..tradeoff.canary_report import FORMAT as CANARY_FORMAT
+    from ..tradeoff.canary_report import POLICY as CANARY_POLICY
+    from ..tradeoff.canary_report import check_canary_report
     from ..tradeoff.certificate import FORMAT as TRADEOFF_FORMAT
     from ..tradeoff.certificate import POLICY as TRADEOFF_POLICY
     from ..tradeoff.certificate import check_tradeoff_certificate
 
     return {FORMAT: (check_certificate, POLICY), CALIBRATION_FORMAT: (check_calibration, CALIBRATION_POLICY),
             CDP_FORMAT: (check_claim, CDP_POLICY), RUN_FORMAT: (check_run_certificate, RUN_POLICY),
-            TRADEOFF_FORMAT: (check_tradeoff_certificate, TRADEOFF_POLICY)}
+            TRADEOFF_FORMAT: (check_tradeoff_certificate, TRADEOFF_POLICY),
+            AUDIT_FORMAT: (check_audit_report, AUDIT_POLICY), CANARY_FORMAT: (check_canary_report, CANARY_POLICY),
+            RDP_TABLE_FORMAT: (check_rdp_table, RDP_TABLE_POLICY)}
 
 
 def _format(cert: Any) -> str:
-    """The format of a certificate by its ``format`` field; anything else is checked (and refused) as the core one."""
+    """The format of a certificate by its ``format`` field (:func:`_not_checkable` refuses any other file first);
+    anything else is checked (and refused) as the core one."""
     from ..certificates.certify import FORMAT
 
     kind = cert.get("format") if isinstance(cert, dict) else None
     return kind if kind in _checks() else FORMAT
+
+
+# Formats of the project that rdp-verify check does not verify, and what to do with such a file instead.
+_OTHER_FORMATS = {
+    "rdp_verify golden grid": "a golden grid file: compute its rows with rdp-verify golden --grid FILE --out DIR",
+    "rdp_verify golden dataset": "the manifest of a golden dataset: verify the dataset with rdp-verify golden --verify DIR",
+}
+# Versions of checkable formats written before the format was sealed.
+_UNSEALED = {"rdp_verify audit": (1, 2), "rdp_verify rdp table": (1,)}
+_RERUN = "which was written before the format was sealed and cannot be checked: run the command again for a sealed one"
+
+
+def _is_rows(data: Any, keys: set[str]) -> bool:
+    return isinstance(data, list) and bool(data) and all(isinstance(x, dict) and keys <= x.keys() for x in data)
+
+
+def _recognised(data: Any, path: str) -> str | None:
+    """What a JSON file that declares no checkable format is, if it is one of the project's other files."""
+    if isinstance(data, dict) and isinstance(data.get("claims"), list) or _is_rows(data, {"epsilon", "delta"}):
+        return f"is a claims file, not a certificate or report: audit it with rdp-verify audit --claims {path}"
+    if isinstance(data, dict) and isinstance(data.get("phases"), list) or _is_rows(data, {"sigma"}) \
+            and not _is_rows(data, {"peer"}):
+        return f"is a phases file, not a certificate or report: use it with rdp-verify dp --phases {path}"
+    if _is_rows(data, {"peer", "classification"}):
+        return "holds the points of rdp-verify compare, which are not sealed: rdp-verify check cannot verify them"
+    if isinstance(data, dict) and {"table", "bounds", "rows"} <= data.keys():
+        return "is a report of rdp-verify table1, which is not sealed: run rdp-verify table1 again to recompute it"
+    if isinstance(data, dict) and {"figure", "left", "right"} <= data.keys():
+        return "holds the numbers of rdp-verify figure1, which are not sealed: run rdp-verify figure1 again"
+    if isinstance(data, dict) and {"run", "canaries", "verdict"} <= data.keys() and "format" not in data:
+        return f"is a canary audit report, {_RERUN}"
+    return None
+
+
+def _kind(value: Any) -> str:
+    return {dict: "a JSON object", list: "a JSON list", str: "a JSON string", bool: "a JSON boolean",
+            type(None): "JSON null"}.get(type(value), "a JSON number")
+
+
+def _not_checkable(data: Any, path: str) -> str | None:
+    """Why the JSON ``data`` of ``path`` is not something rdp-verify check verifies (one line), or None when every
+    object in it declares a format check knows (a sealed certificate or report, or a forgery of one)."""
+    known = _checks()
+    items = data if isinstance(data, list) else [data]
+    declared = [isinstance(x, dict) and x.get("format") in known for x in items]
+    if all(declared) and all(x.get("format_version") not in _UNSEALED.get(x["format"], ()) for x in items):
+        return None
+    what = _recognised(data, path)
+    if what is not None:
+        return f"{path} {what}"
+    known_list = "known formats: " + ", ".join(sorted(known))
+    if not any(declared) and not (isinstance(data, list) and all(isinstance(x, dict) for x in data)):
+        if not isinstance(data, dict):
+            return f"{path} is {_kind(data)}, not an rdp_verify certificate or report, nor a list of them ({known_list})"
+    for i, item in enumerate(items):
+        where = f"{path}{f' [{i}]' if isinstance(data, list) else ''}"
+        kind = item.get("format") if isinstance(item, dict) else None
+        if kind in known and item.get("format_version") in _UNSEALED[kind]:
+            return f"{where} is a {kind!r} file of format version {item['format_version']}, {_RERUN}"
+        if kind in known:
+            continue
+        if isinstance(kind, str) and kind in _OTHER_FORMATS:
+            return f"{where} is {_OTHER_FORMATS[kind]}"
+        why = "no \"format\" field" if not isinstance(item, dict) or "format" not in item else \
+            f"its format {json.dumps(kind, ensure_ascii=False)[:60]} is not one of them"
+        return f"{where} is {_kind(item)}, not an rdp_verify certificate or report ({why}; {known_list})"
+    return None
 
 
 def _check_any(cert: Any) -> list[str]:
@@ -109,6 +189,9 @@ def cmd_check(ns: argparse.Namespace) -> int:
     certs = data if isinstance(data, list) else [data]
     if not certs:
         raise UsageError(f"{ns.file} holds an empty list")
+    refused = _not_checkable(data, ns.file)
+    if refused is not None:
+        raise UsageError(refused)
     failures = []
     for i, cert in enumerate(progress_map(_check_any, certs, workers(ns), "checking")):
         label = f"[{i}] " if isinstance(data, list) else ""
@@ -149,7 +232,8 @@ def register(sub: Any) -> None:
             "Validate FILE (one certificate or a JSON array) against the shipped JSON Schema,\n"
             "verify its content hash, recompute it from its inputs and compare every field\n"
             "(those only recorded, such as software versions, are listed), or name each field\n"
-            "that fails. Works for the certificates of certify, dp, calibrate and cdp."
+            "that fails. Works for what certify, dp, calibrate, cdp, tradeoff, audit (claims, claims\n"
+            "files and canaries) and rdp write with --json or --out; any other JSON is refused (exit 2)."
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

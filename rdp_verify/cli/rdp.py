@@ -1,9 +1,7 @@
 """``rdp-verify rdp``: proven ε_α of SG(q, σ) (optionally T-fold composed) at many orders, fast.
 
-The fast path is :func:`rdp_verify.methods.rigorous.epsilon_many`: one Arb enclosure of A_α per
-order, sharing the per-(q, σ) tables, with ε_α = log A_α/(α − 1) by Corollary 7 of
-Mironov–Talwar–Zhang 2019 (A_α ≥ B_α). No four-method certificate is built per order (that is
-``certify``). T steps are (α, T·ε_α)-RDP (Mironov 2017, Proposition 1).
+The table, its proof and its re-verification are :mod:`rdp_verify.accounting.rdp_table`; ``--json`` prints
+and ``--out`` writes the same sealed table, which ``rdp-verify check`` recomputes.
 """
 
 from __future__ import annotations
@@ -15,56 +13,37 @@ from typing import Any
 
 from ..accounting.options import DPS
 from ..accounting.order_lists import ORDER_LISTS, parse_orders
-from ..foundations.decimals import interval_json
-from ..foundations.inputs import InputError, fraction_text, parse_dps, parse_q, parse_sigma, parse_steps
+from ..accounting.rdp_table import PROOF, check_digits, rdp_table
+from ..foundations.inputs import parse_dps, parse_q, parse_sigma, parse_steps
 from .common import emit
 
-__all__ = ["register", "FORMAT"]
-
-FORMAT = "rdp_verify rdp table"
-PROOF = ("epsilon_alpha = log(A_alpha)/(alpha - 1) (Mironov-Talwar-Zhang 2019, Theorem 4 with Corollary 7: "
-         "A_alpha >= B_alpha); A_alpha enclosed in Arb ball arithmetic (quadrature, tails and rounding "
-         "inside the ball); T steps compose to T*epsilon_alpha (Mironov 2017, Proposition 1); "
-         "each interval is rounded outward")
+__all__ = ["register"]
 
 
 def cmd_rdp(ns: argparse.Namespace) -> int:
     q, sigma = parse_q(ns.q), parse_sigma(ns.sigma)
     orders, name = parse_orders(ns.orders)
     steps = parse_steps(ns.steps)
-    dps = parse_dps(ns.dps)
-    if not 1 <= ns.digits <= dps:
-        raise InputError(f"--digits {ns.digits}: must lie between 1 and --dps ({dps})")
+    check_digits(ns.digits, parse_dps(ns.dps))
     from ..foundations.results import MethodUnavailable  # once the flags are read: a typo answers at once
-    from ..methods.rigorous import epsilon_many
 
     try:
-        eps = epsilon_many(q, sigma, list(orders), dps)
+        table = rdp_table(q, sigma, orders, name, steps, parse_dps(ns.dps), ns.digits)
     except MethodUnavailable as exc:
         print(f"rdp-verify: rdp failed: {exc}", file=sys.stderr)
         return 1
-    rows = [(a, e.scaled(steps)) for a, e in zip(orders, eps)]
-    payload = {
-        "format": FORMAT,
-        "format_version": 1,
-        "note": "proven intervals, not a sealed certificate (rdp-verify certify writes those, per order)",
-        "inputs": {"q": fraction_text(q), "sigma": fraction_text(sigma), "steps": int(steps),
-                   "orders": name or "given", "dps": dps},
-        "proof": PROOF,
-        "rows": [{"alpha": fraction_text(a), "epsilon": interval_json(e, ns.digits)} for a, e in rows],
-    }
     if ns.out is not None:
-        emit(payload, ns.out)
+        emit(table, ns.out)
     if ns.json:
-        emit(payload, None)
+        emit(table, None)
         return 0
-    lines = [f"proven RDP of SG(q = {fraction_text(q)}, sigma = {fraction_text(sigma)}), "
-             f"{int(steps)} step{'s' if steps > 1 else ''}, {len(rows)} orders"
+    inp, rows = table["inputs"], table["rows"]
+    lines = [f"proven RDP of SG(q = {inp['q']}, sigma = {inp['sigma']}), "
+             f"{steps} step{'s' if steps > 1 else ''}, {len(rows)} orders"
              + (f" ({name})" if name else "") + ":",
              f"{'alpha':<10}  {'epsilon lower':<{ns.digits + 7}}  epsilon upper"]
-    for a, e in rows:
-        iv = interval_json(e, ns.digits)
-        lines.append(f"{fraction_text(a):<10}  {iv['lower']:<{ns.digits + 7}}  {iv['upper']}")
+    for row in rows:
+        lines.append(f"{row['alpha']:<10}  {row['epsilon']['lower']:<{ns.digits + 7}}  {row['epsilon']['upper']}")
     lines += textwrap.wrap("proof: " + PROOF, 100)
     print("\n".join(lines))
     return 0
@@ -93,6 +72,6 @@ def register(subparsers: Any) -> None:
     p.add_argument("--steps", default="1", help="compose T steps (default 1)")
     p.add_argument("--dps", default=str(DPS), help=f"relative accuracy 10^-dps of each enclosure (default {DPS})")
     p.add_argument("--digits", type=int, default=12, help="significant digits printed, rounded outward (default 12)")
-    p.add_argument("--json", action="store_true", help="print the rows as JSON")
-    p.add_output("--out", kind="file", metavar="FILE", help="also write the JSON to FILE (atomically)")
+    p.add_argument("--json", action="store_true", help="print the sealed table as JSON (rdp-verify check re-verifies it)")
+    p.add_output("--out", kind="file", metavar="FILE", help="also write the sealed table to FILE (atomically)")
     p.set_defaults(func=cmd_rdp)

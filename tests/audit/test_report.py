@@ -136,7 +136,7 @@ def test_json_report_carries_verdict_bounds_order_and_certificates(capsys):
     full = json.loads(out)
     report = rdp_of(full)
     assert code == 0 and full["verdict"] == "holds" and report["conversion"] == "mironov2017"
-    assert full["decided_by"]["accountant"] == "rdp" and full["format_version"] == 2
+    assert full["decided_by"]["accountant"] == "rdp" and full["format_version"] == 3
     lo, hi = Fraction(report["epsilon"]["lower"]), Fraction(report["epsilon"]["upper"])
     assert lo <= hi <= Fraction("1.26") and abs(Fraction(report["margin"]) - (Fraction("1.26") - hi)) < 1e-6
     detail = report["conversions"]["mironov2017"]

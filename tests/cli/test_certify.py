@@ -88,7 +88,10 @@ def test_check_exit_codes(capsys, tmp_path):
     bad.write_text("{not json")
     code, out, err = run(capsys, "check", str(bad))
     assert code == 2 and err.count("\n") == 1
-    bad.write_text(json.dumps({"format": "something else"}))
+    bad.write_text(json.dumps({"format": "something else"}))  # not a format of rdp_verify: refused, not FAILED
+    code, out, err = run(capsys, "check", str(bad))
+    assert code == 2 and out == "" and err.count("\n") == 1 and 'its format "something else" is not one of them' in err
+    bad.write_text(json.dumps({"format": "rdp_verify certificate"}))  # one of them, broken: FAILED
     code, out, err = run(capsys, "check", str(bad))
     assert code == 1 and "schema" in out
 

@@ -1,0 +1,88 @@
+"""Sealed tables of proven ε_α at many orders (``rdp-verify rdp --json``/``--out``; schema ``rdp-table-v2``).
+
+The fast path is :func:`rdp_verify.methods.rigorous.epsilon_many`: one Arb enclosure of A_α per order,
+sharing the per-(q, σ) tables, with ε_α = log A_α/(α − 1) by Corollary 7 of Mironov–Talwar–Zhang 2019
+(A_α ≥ B_α); T steps are (α, T·ε_α)-RDP (Mironov 2017, Proposition 1). No four-method certificate is built
+per order (that is ``rdp-verify certify``).
+
+:func:`check_rdp_table` is :func:`~rdp_verify.certificates.certificate.integrity_errors` (schema, hash),
+then :func:`rdp_table` of the recorded inputs (q, σ, steps, the orders, dps and the printed digits), which
+must equal the table field for field: the enclosures are Arb balls at the recorded precision, rounded
+outward to the recorded digits, the same on every machine. ``software`` is recorded, not verified.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any, Sequence
+
+from .. import __version__
+from ..certificates.fields import FieldPolicy
+from ..foundations.decimals import interval_json
+from ..foundations.inputs import InputError, fraction_text, parse_dps, parse_q, parse_sigma, parse_steps
+from .order_lists import parse_orders
+
+__all__ = ["FORMAT", "FORMAT_VERSION", "SCHEMA", "POLICY", "PROOF", "rdp_table", "check_rdp_table", "check_digits", "recompute"]
+
+FORMAT = "rdp_verify rdp table"
+FORMAT_VERSION = 2
+SCHEMA = "rdp-table-v2"
+PROOF = ("epsilon_alpha = log(A_alpha)/(alpha - 1) (Mironov-Talwar-Zhang 2019, Theorem 4 with Corollary 7: "
+         "A_alpha >= B_alpha); A_alpha enclosed in Arb ball arithmetic (quadrature, tails and rounding "
+         "inside the ball); T steps compose to T*epsilon_alpha (Mironov 2017, Proposition 1); "
+         "each interval is rounded outward")
+
+
+def check_digits(digits: int, dps: int) -> int:
+    """The printed significant digits: between 1 and ``dps``."""
+    if not 1 <= digits <= dps:
+        raise InputError(f"--digits {digits}: must lie between 1 and --dps ({dps})")
+    return digits
+
+
+def rdp_table(q: Fraction, sigma: Fraction, orders: Sequence[Fraction], name: str | None, steps: int, dps: int,
+              digits: int) -> dict[str, Any]:
+    """The sealed table of T·ε_α at each order, rounded outward to ``digits`` significant digits (raises
+    :class:`~rdp_verify.foundations.results.MethodUnavailable` when an order cannot be enclosed)."""
+    check_digits(digits, dps)
+    from ..certificates.certificate import seal  # jsonschema, Arb and the quadrature only when a table is computed
+    from ..methods.rigorous import epsilon_many
+
+    eps = epsilon_many(q, sigma, list(orders), dps)
+    return seal({
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "inputs": {"q": fraction_text(q), "sigma": fraction_text(sigma), "steps": int(steps),
+                   "orders": name if name else [fraction_text(a) for a in orders], "dps": dps, "digits": digits},
+        "proof": PROOF,
+        "rows": [{"alpha": fraction_text(a), "epsilon": interval_json(e.scaled(steps), digits)}
+                 for a, e in zip(orders, eps)],
+        "software": {"rdp_verify": __version__},
+    }, SCHEMA)
+
+
+POLICY = FieldPolicy(
+    verified=("format", "format_version", "inputs.**", "proof", "rows.*.alpha", "rows.*.epsilon.lower",
+              "rows.*.epsilon.upper", "content_hash"),
+    not_verified=("software.*",),
+)
+
+
+def recompute(table: dict[str, Any]) -> dict[str, Any]:
+    """The table :func:`rdp_table` writes for ``table``'s inputs (raises InputError on bad inputs)."""
+    inp = table["inputs"]
+    listed = inp["orders"]
+    orders, name = parse_orders(listed if isinstance(listed, str) else ",".join(listed))
+    if isinstance(listed, str) and name is None:
+        raise InputError(f"orders {listed!r}: a list name, or the orders as a list")
+    if not isinstance(inp["digits"], int) or isinstance(inp["digits"], bool):
+        raise InputError("digits: not a whole number")
+    return rdp_table(parse_q(inp["q"]), parse_sigma(inp["sigma"]), orders, name, parse_steps(str(inp["steps"])),
+                     parse_dps(str(inp["dps"])), inp["digits"])
+
+
+def check_rdp_table(table: Any) -> list[str]:
+    """Every problem found, as ``field: reason`` lines; empty means confirmed (module docstring)."""
+    from ..certificates.certificate import check_against
+
+    return check_against(table, SCHEMA, recompute, POLICY.compare)

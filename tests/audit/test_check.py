@@ -1,0 +1,128 @@
+"""Sealed audit reports, canary audit reports and RDP tables: ``rdp-verify check`` repeats them and names every
+forged field (issue 27: everything written with --out can be checked)."""
+
+from fractions import Fraction
+
+import pytest
+from mutations import assert_every_field_checked, edited
+
+from rdp_verify.accounting import rdp_table as table_module
+from rdp_verify.accounting.order_lists import ORDER_LISTS
+from rdp_verify.audit import check as audit_check
+from rdp_verify.audit.claims import Claim, parse_claim
+from rdp_verify.audit.report import SCHEMA as AUDIT_SCHEMA
+from rdp_verify.audit.report import audit_claim
+from rdp_verify.certificates.certificate import content_hash, schema_errors
+from rdp_verify.foundations.inputs import InputError, fraction_text
+from rdp_verify.foundations.run import Phase
+from rdp_verify.tradeoff import canary_report as canary_module
+from rdp_verify.tradeoff.canaries import parse_canaries
+
+CLAIM = {"id": "small", "q": "0.01", "sigma": "4", "steps": "100", "delta": "1e-5", "epsilon": "0.13",
+         "orders": "2,8,32,128"}
+SCORES = "score,member\n" + "".join(f"{s},{m}\n" for s, m in
+                                    [("0.9", 1), ("0.8", 1), ("0.8", 0), ("0.5", 1), ("0.3", 0), ("0.1", 0), ("0.1", 1)])
+
+
+@pytest.fixture(scope="module")
+def report():
+    return audit_claim(parse_claim(CLAIM, default_id="x"))
+
+
+@pytest.fixture(scope="module")
+def canary():
+    return canary_module.canary_report([Phase(Fraction(1), Fraction(2), 4)], parse_canaries(SCORES),
+                                       confidence=Fraction(9, 10), delta=Fraction(1, 10**5), file="c.csv",
+                                       sha256="0" * 64)[1]
+
+
+@pytest.fixture(scope="module")
+def table():
+    return table_module.rdp_table(Fraction(1, 100), Fraction(11, 10), ORDER_LISTS["opacus_default"][:12],
+                                  None, 3, 20, 12)
+
+
+def test_an_audit_report_is_sealed_and_confirmed(report):
+    assert schema_errors(report, AUDIT_SCHEMA) == [] and report["content_hash"] == content_hash(report)
+    assert report["settings"] == {"dps": 20, "relative_tolerance": "0.0001", "tolerance": "0.001"}
+    # the RDP search lands between listed orders here, so the order list is recorded and checked too
+    assert {c["order_list"]["name"] for c in report["accountants"]["rdp"]["conversions"].values()} == {"given"}
+    assert audit_check.check_audit_report(report) == []
+
+
+def test_the_claim_reads_back_as_it_was_audited(report):
+    claim = Claim.from_json(report["claim"])
+    assert claim == parse_claim(CLAIM, default_id="x")
+    with pytest.raises(InputError, match="rdp covers Poisson"):
+        Claim.from_json({**report["claim"], "phases": [{"q": "1/10", "sigma": "4", "steps": 10, "sampler": "shuffle",
+                                                         "neighbours": "add-remove", "batch_size": 10,
+                                                         "dataset_size": 100, "steps_from": "given"}]})
+
+
+def test_every_field_of_an_audit_report_is_recomputed_or_listed(report):
+    caught = assert_every_field_checked(report, audit_check.recompute(report), audit_check.POLICY,
+                                        audit_check.compare, AUDIT_SCHEMA, recomputed_from=("claim.**", "settings.*"))
+    assert caught > 300  # the embedded core and privacy-curve certificates' fields included
+
+
+@pytest.mark.parametrize("path, value, named", [
+    ("claim.epsilon", "0.05", "verdict"),  # a forged claim is audited again: it is violated
+    ("settings.dps", 25, "accountants.rdp.conversions.mironov2017.certificates.0.inputs.dps"),
+    ("settings.tolerance", "1/10", "accountants.pld"),
+])
+def test_forged_inputs_are_audited_again(report, path, value, named):
+    problems = audit_check.check_audit_report(edited(report, path, value))
+    assert any(p.startswith(named) for p in problems), problems
+
+
+def test_an_embedded_certificate_edited_without_its_seal_is_named(report):
+    forged = edited(report, "accountants.pld.certificate.epsilon.upper", "1")
+    cert = forged["accountants"]["pld"]["certificate"]
+    cert["content_hash"] = report["accountants"]["pld"]["certificate"]["content_hash"]  # the old inner seal
+    forged["content_hash"] = content_hash(forged)
+    problems = audit_check.compare(forged, audit_check.recompute(report))
+    assert "accountants.pld.certificate: content_hash: does not match the certificate's content (the file was " \
+           "modified)" in problems
+
+
+def test_a_canary_report_is_sealed_and_confirmed(canary):
+    assert schema_errors(canary, canary_module.SCHEMA) == [] and canary["content_hash"] == content_hash(canary)
+    assert canary["canaries"]["thresholds_from"] == "scores" and canary["thresholds"] == 5
+    # the counts recorded are those of the scores: 0.8 holds one member and one non-member
+    assert canary["canaries"]["counts"].splitlines()[1:3] == ["0.9,1,0,3,3", "0.8,2,1,2,2"]
+    assert canary_module.check_canary_report(canary) == []
+
+
+def test_every_field_of_a_canary_report_is_recomputed_or_listed(canary):
+    caught = assert_every_field_checked(canary, canary_module.recompute(canary), canary_module.POLICY,
+                                        canary_module.POLICY.compare, canary_module.SCHEMA,
+                                        recomputed_from=("run.**", "canaries.thresholds_from", "canaries.counts",
+                                                         "confidence", "delta"))
+    assert caught > 20
+
+
+@pytest.mark.parametrize("path, value, problem", [
+    ("canaries.counts", "threshold,tp,fp,tn,fn\n0.9,1,0,3,3\n0.8,2,1,2,3\n", "the same members"),
+    ("canaries.counts", "threshold,tp,fp,tn,fn\n0.9,1,0,3,3\n", "predicts every canary a member"),
+    ("canaries.counts", "threshold,tp,fp,tn,fn\n0.1,1,0,3,3\n0.8,4,3,0,0\n", "thresholds decrease"),
+])
+def test_counts_said_to_come_from_scores_must_be_those_of_scores(canary, path, value, problem):
+    problems = canary_module.check_canary_report(edited(canary, path, value))
+    assert len(problems) == 1 and problems[0].startswith("inputs: ") and problem in problems[0]
+
+
+def test_forged_counts_are_audited_again(canary):
+    fixed = edited(edited(canary, "canaries.thresholds_from", "counts"), "canaries.counts",
+                   "threshold,tp,fp,tn,fn\n0.5,400,0,400,0\n")
+    problems = canary_module.check_canary_report(fixed)
+    assert any(p.startswith("verdict: claimed \"consistent\", recomputed \"bug\"") for p in problems), problems
+
+
+def test_an_rdp_table_is_sealed_and_every_field_checked(table):
+    assert schema_errors(table, table_module.SCHEMA) == [] and table_module.check_rdp_table(table) == []
+    assert table["inputs"]["orders"] == [fraction_text(a) for a in ORDER_LISTS["opacus_default"][:12]]
+    caught = assert_every_field_checked(table, table_module.recompute(table), table_module.POLICY,
+                                        table_module.POLICY.compare, table_module.SCHEMA)
+    assert caught >= 2 * (2 + 3 * 12)
+    problems = table_module.check_rdp_table(edited(table, "inputs.digits", 15))
+    assert problems and all(p.startswith("rows.") for p in problems)
