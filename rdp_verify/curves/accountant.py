@@ -51,10 +51,12 @@ from __future__ import annotations
 
 import math
 import time
+from functools import lru_cache
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable, Iterable, Sequence
 
+import mpmath
 from flint import arb, ctx
 
 from ..foundations.inputs import (
@@ -227,9 +229,38 @@ def initial_step(phases: Sequence[Phase], tail: Fraction) -> Fraction:
     deviation, clamped to [range/20000, range/400]; the smallest over the steps, rounded to a nice decimal."""
     steps = []
     for pair, q, sigma in dict.fromkeys(step_key(p) for p in phases):
-        width, spread = loss_scale(q, sigma, tail, pair)
+        width, spread = _loss_scale(q, sigma, tail, pair)
         steps.append(min(max(spread / 20, width / 20000), width / 400))
     return _nice_below(min(steps))
+
+
+_loss_scale = lru_cache(maxsize=64)(loss_scale)  # a pure function of its arguments, asked twice by bracket()
+DELTA_WIDTH_AIM = 5  # the first grid of δ(ε) aims at about this many times the ε bracket's width (_delta_steering)
+
+
+def _delta_steering(phases: Sequence[Phase], epsilon: Fraction, tail: Fraction) -> tuple[Fraction | None, float]:
+    """(scale, factor) for the first grid of δ(ε): a heuristic that only steers (every bracket is proven whatever
+    the grid), from the central limit: the run's loss as the Gaussian mechanism with μ² = Σ T_i·s_i² (s_i one
+    step's loss spread, :func:`~rdp_verify.curves.discretize.loss_scale`), whose δ_G(ε) = Φ(−ε/μ + μ/2) −
+    e^ε·Φ(−ε/μ − μ/2) (Balle & Wang 2018, Theorem 8) has the log-slope κ = ε·e^ε·Φ(−ε/μ − μ/2)/δ_G.
+
+    * scale: δ_G/10, one significant digit (None when δ_G vanishes in double precision: the default scale
+      stays). A scale far above δ is caught as before (the bracket's size redoes it); one below only costs bits.
+    * factor: a bracket of relative width w in ε is one of about κ·w in δ at the same grid, and the width is
+      second order in the step, so the first step is √(DELTA_WIDTH_AIM/κ) times :func:`initial_step`, within
+      [1/4, 1] (δ's first grid then lands near the tolerance instead of a refinement after a wasted one)."""
+    with mpmath.workdps(15):
+        mu = mpmath.sqrt(sum(p.steps * _loss_scale(*step_key(p)[1:], tail, step_key(p)[0])[1] ** 2 for p in phases))
+        eps = mpmath.mpf(epsilon.numerator) / epsilon.denominator
+        if not mu > 0:
+            return None, 1.0
+        tail_mass = mpmath.exp(eps) * mpmath.ncdf(-eps / mu - mu / 2)
+        delta = mpmath.ncdf(-eps / mu + mu / 2) - tail_mass
+        if not delta > 1e-300:
+            return None, 1.0
+        kappa = float(eps * tail_mass / delta)
+        scale = max(_short(Fraction(float(delta / 10))), DELTA_MIN)
+    return scale, min(max(math.sqrt(DELTA_WIDTH_AIM / kappa), 0.25), 1.0) if kappa > 0 else 1.0
 
 
 Mapper = Callable[[Callable[[Any], Any], list[Any]], Iterable[Any]]
@@ -415,6 +446,10 @@ def bracket(phases: Sequence[Phase], *, delta: Fraction | None = None, epsilon: 
     if not (isinstance(coarsen, int) and coarsen >= 1):
         raise ValueError(f"coarsen={coarsen!r} must be a positive integer")
     h = initial_step(phases, default_settings(phases, Fraction(1), scale).tail) * coarsen
+    if epsilon is not None:  # δ(ε): its size and the slope of log δ steer the first grid (_delta_steering)
+        guess, factor = _delta_steering(phases, epsilon, default_settings(phases, Fraction(1), scale).tail)
+        scale = max(scale, guess) if guess is not None else scale
+        h = _nice_below(float(h) * factor) if factor < 1 else h
     history: list[dict[str, Any]] = []
     best: Bracket | None = None
     structural = any(step_key(p)[0] == "fixed-replace-one" for p in phases)

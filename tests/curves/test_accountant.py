@@ -107,6 +107,14 @@ def test_identical_phases_are_composed_as_one():
     assert many.curves.budget.products == products_needed([300])
 
 
+def test_delta_of_epsilon_starts_from_a_steered_grid():
+    """δ(ε) (q = 0.01, σ = 1, T = 2000, ε = 2; δ near 2.6e-4): the central limit sets its fixed-point scale and
+    first grid, so one grid meets the tolerance at 64 bits (before: a guessed δ of 1e-10, 96 bits, a wasted grid)."""
+    b = bracket([Phase(Fraction(1, 100), Fraction(1), 2000)], epsilon=Fraction(2))
+    assert len(b.refinements) == 1 and b.curves.settings.bits == 64
+    assert b.relative_width() <= Fraction(1, 1000)
+
+
 def test_different_phases_in_either_order():
     a, b = Phase(Fraction(1, 50), Fraction(3, 2), 200), Phase(Fraction(1, 10), Fraction(4), 50)
     ab, ba = bracket([a, b], delta=Fraction(1, 10**6)), bracket([b, a], delta=Fraction(1, 10**6))
