@@ -28,7 +28,6 @@ Every file is written atomically.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from dataclasses import dataclass
 from functools import cached_property
@@ -38,6 +37,7 @@ from typing import Any, Iterator, Sequence
 from .. import __version__
 from ..certificates.certificate import dumps
 from ..foundations.atomic import write_atomic
+from ..foundations.files import read_json
 from ..foundations.inputs import SGM, InputError, fraction_text
 from ..foundations.parallel import Pool, progress_map
 from .golden import COLUMNS, DIGITS, DPS, row
@@ -108,20 +108,9 @@ class GridSpec:
         return cls(grid, size)
 
 
-def _read_json(path: Path, what: str) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such {what}") from None
-    except OSError as exc:
-        raise InputError(f"cannot read {path}: {exc.strerror}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(f"{path}: not a JSON {what} ({exc})") from None
-
-
 def read_grid(path: str | os.PathLike) -> GridSpec:
     """The grid file at ``path`` (module docstring), checked: a bad file is an :class:`InputError`."""
-    obj = _read_json(Path(path), "grid file")
+    obj = read_json(path, "grid file")
     if not isinstance(obj, dict) or obj.get("format") != GRID_FORMAT or obj.get("version") != VERSION:
         raise InputError(f"{path}: not a grid file (needs \"format\": \"{GRID_FORMAT}\", \"version\": {VERSION})")
     return GridSpec.from_json({k: v for k, v in obj.items() if k not in ("format", "version")}, str(path))
@@ -222,7 +211,7 @@ def plan(spec: GridSpec, out: str | os.PathLike) -> Plan:
 
 
 def _load_manifest(out: Path) -> dict[str, Any]:
-    manifest = _read_json(out / MANIFEST, "manifest")
+    manifest = read_json(out / MANIFEST, "manifest")
     fields = ("format", "version", "made_by", "dps", "digits", "grid", "chunks")
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT or manifest.get("version") != VERSION \
             or any(k not in manifest for k in fields) or not isinstance(manifest["chunks"], list):

@@ -38,9 +38,8 @@ down; beside the proven ε upper end at δ, their ratio is the auditing gap.
 
 from __future__ import annotations
 
-import csv
-import io
 import math
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -51,6 +50,7 @@ from flint import ctx
 
 from ..curves.accountant import epsilon_bracket
 from ..foundations.decimals import decimal_text
+from ..foundations.files import parse_csv, read_text
 from ..foundations.inputs import InputError, check_delta, fraction_text, parse_rational
 from ..foundations.results import lower_end, to_arb
 from .curve import TradeOff
@@ -63,8 +63,7 @@ DEFAULT_DELTA = Fraction(1, 10**5)
 ASSUMPTION = ("the canaries are independent trials of the same test on neighbouring datasets (one canary per "
               "training run, or canaries whose effects do not interact); the one-run audit of Steinke, Nasr, "
               "Jagielski 2023 is not implemented")
-MEMBER = {"1": True, "true": True, "member": True, "in": True, "yes": True,
-          "0": False, "false": False, "non-member": False, "nonmember": False, "out": False, "no": False}
+MEMBER = {"1": True, "0": False}  # the only labels: a word such as "yes" or "out" is refused, not guessed
 _PREC = 128
 
 
@@ -96,23 +95,24 @@ def check_confidence(value: Fraction) -> Fraction:
 
 
 def _count(text: str, row: int, name: str) -> int:
-    text = (text or "").strip()
-    if not text.isdigit():
+    if not re.fullmatch(r"[0-9]{1,15}", text):  # ASCII digits only: "²" is a digit to str.isdigit
         raise InputError(f"row {row}: {name} {text!r} is not a whole number >= 0")
     return int(text)
 
 
-def parse_canaries(text: str) -> list[Counts]:
-    """Confusion counts per threshold from CSV text (module docstring), refused with one line when malformed."""
-    rows = list(csv.DictReader(io.StringIO(text)))
+def parse_canaries(text: str, what: str = "the canary file") -> list[Counts]:
+    """Confusion counts per threshold from CSV text (module docstring), read by the shared CSV reader
+    (:func:`rdp_verify.foundations.files.parse_csv`: a byte-order mark dropped, every row exactly the header's
+    cells) and refused with one line when malformed. Labels are 1 (member) and 0 (non-member) only."""
+    rows = parse_csv(text, what)
     if not rows:
-        raise InputError("the canary file has no rows (a header and at least one row are needed)")
-    columns = {c.strip().lower() for c in rows[0] if c is not None}
+        raise InputError(f"{what} has no rows (a header and at least one row are needed)")
+    rows = [{k.lower(): v for k, v in r.items()} for r in rows]
+    columns = set(rows[0])
     if {"threshold", "tp", "fp", "tn", "fn"} <= columns:
         counts = []
         for i, r in enumerate(rows, start=2):
-            r = {k.strip().lower(): v for k, v in r.items() if k is not None}
-            c = Counts(str(r["threshold"]).strip(), *(_count(r[k], i, k) for k in ("tp", "fp", "tn", "fn")))
+            c = Counts(r["threshold"], *(_count(r[k], i, k) for k in ("tp", "fp", "tn", "fn")))
             if c.members == 0 or c.non_members == 0:
                 raise InputError(f"row {i}: every threshold needs members (tp + fn > 0) and non-members (fp + tn > 0)")
             counts.append(c)
@@ -120,17 +120,14 @@ def parse_canaries(text: str) -> list[Counts]:
     if {"score", "member"} <= columns:
         scored = []
         for i, r in enumerate(rows, start=2):
-            r = {k.strip().lower(): v for k, v in r.items() if k is not None}
-            label = (r["member"] or "").strip().lower()
-            if label not in MEMBER:
-                raise InputError(f"row {i}: member {r['member']!r} is not a label (1/0, true/false, member/non-member)")
-            score = parse_rational((r["score"] or "").strip(), f"row {i}: score")
-            scored.append((score, MEMBER[label]))
+            if r["member"] not in MEMBER:
+                raise InputError(f"row {i}: member {r['member']!r} is not a label: 1 (member) or 0 (non-member)")
+            scored.append((parse_rational(r["score"], f"row {i}: score"), MEMBER[r["member"]]))
         members = sum(m for _, m in scored)
         if members == 0 or members == len(scored):
             raise InputError("the canary scores need both members and non-members")
         return _thresholds(scored)
-    raise InputError("the canary file needs the columns score,member (one row per canary) "
+    raise InputError(f"{what} needs the columns score,member (one row per canary) "
                      "or threshold,tp,fp,tn,fn (one row per threshold)")
 
 
@@ -152,12 +149,8 @@ def _thresholds(scored: list[tuple[Fraction, bool]]) -> list[Counts]:
 
 
 def read_canaries(path: str | Path) -> list[Counts]:
-    """:func:`parse_canaries` of a file."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read canary file {path}: {exc}") from None
-    return parse_canaries(text)
+    """:func:`parse_canaries` of a file (:func:`rdp_verify.foundations.files.read_text`)."""
+    return parse_canaries(read_text(path, "canary file"), f"canary file {path}")
 
 
 def _float_quantile(k: int, n: int, level: float) -> float:

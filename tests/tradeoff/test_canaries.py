@@ -9,7 +9,7 @@ import pytest
 
 from rdp_verify.foundations.inputs import InputError
 from rdp_verify.foundations.run import Phase
-from rdp_verify.tradeoff import audit_canaries, parse_canaries, tradeoff
+from rdp_verify.tradeoff import audit_canaries, parse_canaries, read_canaries, tradeoff
 from rdp_verify.tradeoff.canaries import clopper_pearson_upper, empirical_epsilon
 
 mp.mp.dps = 30
@@ -81,10 +81,18 @@ def test_counts_at_the_boundary(mu_one):
     ("score,member\n1,0\n2,0\n", "both members and non-members"),
     ("score\n1\n2\n", "needs the columns"),
     ("score,member\n1,maybe\n", "is not a label"),
+    # issue 27: only 1 and 0 are labels (before: yes/no, in/out, true/false were guessed); a row with more
+    # cells than the header (before: 1,1,9 read as score 1, member 1); digits that are not ASCII
+    ("score,member\n1,yes\n0,no\n", "is not a label"),
+    ("score,member\n1,true\n0,false\n", "is not a label"),
+    ("score,member\n1,1,9\n0,0\n", "3 cells, the header 2"),
+    ("threshold,tp,fp,tn,fn\n1,\u00b2,1,1,1\n", "not a whole number"),
+    ("threshold,tp,fp,tn,fn\n1," + "9" * 5000 + ",1,1,1\n", "not a whole number"),
     ("score,member\nnan,1\n2,0\n", "score"),
     ("threshold,tp,fp,tn,fn\n0,-1,2,3,4\n", "not a whole number"),
     ("threshold,tp,fp,tn,fn\n0,0,2,3,0\n", "members"),
-    ("", "no rows"),
+    ("", "is empty"),
+    ("score,member\n", "no rows"),
 ])
 def test_bad_files(text, message):
     with pytest.raises(InputError, match=message):
@@ -121,3 +129,12 @@ def test_bonferroni_over_data_chosen_thresholds():
     assert len(tied) == 2 and bonferroni_level(tied, Fraction(95, 100)) == Fraction(1, 20) / 80
     given = parse_canaries("threshold,tp,fp,tn,fn\n0,40,0,30,0\n1,20,0,30,20\n")  # fixed in advance
     assert bonferroni_level(given, Fraction(95, 100)) == Fraction(1, 20) / 4
+
+
+def test_a_byte_order_mark_is_read(tmp_path):
+    # issue 27: a CSV saved by a spreadsheet starts with a UTF-8 byte-order mark; before, the first column was
+    # read as "\ufeffscore" and the file refused as lacking a score column
+    plain = "score,member\n3,1\n2,1\n1,0\n0,0\n"
+    path = tmp_path / "bom.csv"
+    path.write_bytes(b"\xef\xbb\xbf" + plain.encode())
+    assert read_canaries(path) == parse_canaries(plain)
