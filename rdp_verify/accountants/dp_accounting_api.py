@@ -36,6 +36,7 @@ only when its events are in use.
 
 from __future__ import annotations
 
+import sys
 from fractions import Fraction
 from typing import Any
 
@@ -66,7 +67,8 @@ def _name(event: Any) -> str:
 
 
 class CertifiedPldAccountant:
-    """dp_accounting's ``PrivacyAccountant`` interface, answering with proven bounds.
+    """dp_accounting's ``PrivacyAccountant`` interface, answering with proven bounds; once dp_accounting is
+    imported, a registered subclass of its ``PrivacyAccountant`` (``isinstance`` holds, :func:`_register`).
 
     >>> from dp_accounting import dp_event
     >>> acc = CertifiedPldAccountant()
@@ -77,6 +79,7 @@ class CertifiedPldAccountant:
     """
 
     def __init__(self, neighboring_relation: Any = None, *, tolerance: Fraction | str = DEFAULT_TOLERANCE):
+        _register()
         relation = getattr(neighboring_relation, "name", neighboring_relation)
         if relation not in (None, *_RELATIONS):
             raise InputError(f"neighboring_relation={neighboring_relation}: one of {', '.join(_RELATIONS)} is "
@@ -194,3 +197,16 @@ class CertifiedPldAccountant:
     def certificate(self) -> dict[str, Any]:
         """The sealed certificate of the latest ``get_epsilon``/``get_delta`` (``rdp-verify check`` re-verifies it)."""
         return self._ledger.certificate()
+
+
+def _register() -> None:
+    """Register :class:`CertifiedPldAccountant` as a virtual subclass of dp_accounting's abstract
+    ``PrivacyAccountant`` (``abc.ABCMeta.register``), if dp_accounting has been imported: called when this
+    module is imported and when an accountant is made, so code that checks ``isinstance(acc,
+    PrivacyAccountant)`` accepts it, and dp_accounting is still never imported here."""
+    module = sys.modules.get("dp_accounting.privacy_accountant")
+    if module is not None and not issubclass(CertifiedPldAccountant, module.PrivacyAccountant):
+        module.PrivacyAccountant.register(CertifiedPldAccountant)
+
+
+_register()

@@ -10,6 +10,7 @@ python-flint, NumPy, SymPy, jsonschema, matplotlib, tqdm, Dask, the peers) when 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -43,7 +44,14 @@ class Output:
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse with its errors turned into :class:`UsageError` (one line, exit 2), and output flags."""
+    """argparse with its errors turned into :class:`UsageError` (one line, exit 2), output flags, and negative
+    numbers in every spelling the toolkit reads (``-1e-5``, ``-1/3``) taken as values, so that the command
+    says why the value is refused rather than "expected one argument"."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # argparse's own pattern knows only -5 and -.5; no flag of rdp-verify starts with a digit
+        self._negative_number_matcher = re.compile(r"^-(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$|^-\d+/\d+$")
 
     def error(self, message: str) -> None:
         raise UsageError(message)

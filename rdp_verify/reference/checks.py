@@ -38,7 +38,7 @@ from typing import Callable
 
 from ..foundations.inputs import SGM, parse_alpha, parse_q, parse_sigma
 from ..foundations.results import Bounded
-from .compare import ATOL_LOG_A, CLASSES, RTOL, Point, call_peer, classify
+from .compare import ATOL_LOG_A, CLASSES, RTOL, Point, call_peer, classify, peer_number
 from .dp_compare import CLASSES as DP_CLASSES
 from .dp_compare import DpPoint, Target, default_targets
 from .dp_compare import classify as classify_dp
@@ -176,7 +176,7 @@ def check_dp(fn: Callable[[float, float, int, float], float], *, rtol: float = 0
     points = []
     for t in rows:
         try:
-            value, error = float(fn(float(t.phase.q), float(t.phase.sigma), t.phase.steps, float(t.delta))), None
+            value, error = peer_number(fn(float(t.phase.q), float(t.phase.sigma), t.phase.steps, float(t.delta))), None
         except Exception as exc:  # a raise is a finding, reported with the row
             value, error = None, f"{type(exc).__name__}: {exc}"
         slack = float(t.upper * Fraction(rtol)) if rtol else None

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import numbers
 import os
 from collections import Counter, defaultdict
 from dataclasses import dataclass
@@ -144,10 +145,19 @@ def classify(value: float | None, epsilon: Bounded, alpha: Fraction,
     return "exact"
 
 
+def peer_number(value: Any) -> float:
+    """A peer's answer as a float, if it is a real number (int, float, NumPy's scalars); a string such as
+    "0.1", a bool, None or an array is a TypeError (graded ``failed``, never read as a number)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"returned {type(value).__name__} {value!r:.40}, not a real number")
+    return float(value)
+
+
 def call_peer(fn: Callable[[float, float, float], float], sgm: SGM) -> tuple[float | None, str | None]:
-    """fn at the doubles nearest to q, σ, α: (value, None), or (None, error text) if it raised."""
+    """fn at the doubles nearest to q, σ, α: (value, None), or (None, error text) if it raised or returned
+    something other than a real number (:func:`peer_number`)."""
     try:
-        return float(fn(float(sgm.q), float(sgm.sigma), float(sgm.alpha))), None
+        return peer_number(fn(float(sgm.q), float(sgm.sigma), float(sgm.alpha))), None
     except Exception as exc:  # any failure of the peer is a finding, not a crash
         return None, f"{type(exc).__name__}: {exc}"
 

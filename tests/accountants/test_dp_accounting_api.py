@@ -173,3 +173,19 @@ def test_fixed_size_batches_under_replace_one_only():
     (phase,) = acc.phases
     assert (phase.sampler, phase.batch_size, phase.dataset_size, phase.steps) == ("fixed", 600, 60000, 30)
     assert acc.get_epsilon(1e-5) > 0 and check_run_certificate(acc.certificate()) == []
+
+
+def test_a_registered_privacy_accountant():
+    # issue 27: isinstance(CertifiedPldAccountant(), dp_accounting.PrivacyAccountant) was False
+    dp_accounting = pytest.importorskip("dp_accounting")
+    assert isinstance(CertifiedPldAccountant(), dp_accounting.PrivacyAccountant)
+    assert issubclass(CertifiedPldAccountant, dp_accounting.PrivacyAccountant)
+
+
+def test_registration_waits_for_dp_accounting_and_never_imports_it():
+    code = ("import sys; from rdp_verify.accountants import CertifiedPldAccountant; a = CertifiedPldAccountant(); "
+            "assert 'dp_accounting' not in sys.modules; import dp_accounting; "
+            "assert not issubclass(CertifiedPldAccountant, dp_accounting.PrivacyAccountant); "
+            "assert isinstance(CertifiedPldAccountant(), dp_accounting.PrivacyAccountant)")
+    pytest.importorskip("dp_accounting")
+    subprocess.run([sys.executable, "-c", code], check=True)

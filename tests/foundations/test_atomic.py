@@ -45,7 +45,7 @@ def _listing(root):
 
 
 @pytest.mark.parametrize("name, why", [
-    ("dir", "--out {tmp}/dir: is a directory"),
+    ("dir", "--out {tmp}/dir: is a directory, not a file"),
     ("missing/x.json", "--out {tmp}/missing/x.json: directory {tmp}/missing does not exist"),
     ("file/x.json", "--out {tmp}/file/x.json: {tmp}/file is not a directory"),
 ])
@@ -88,3 +88,35 @@ def test_check_writable_directory(tmp_path):
         check_writable(tmp_path / "file" / "sub", "--out", directory=True)
     with pytest.raises(InputError, match="directory /proc is not writable"):
         check_writable("/proc/new/deeper", "--out", directory=True)
+
+
+# -- issue 27, item 6 ------------------------------------------------------------------------------------
+
+def test_a_read_only_file_is_refused_not_replaced(tmp_path):
+    # before: os.replace swapped it for a new file with new permissions (root passes os.access for any file)
+    target = tmp_path / "kept.json"
+    target.write_text("mine")
+    target.chmod(0o444)
+    with pytest.raises(InputError, match="read-only"):
+        check_writable(target, "--out")
+    assert target.read_text() == "mine" and stat.S_IMODE(target.stat().st_mode) == 0o444
+
+
+def test_a_replaced_file_keeps_its_permissions(tmp_path):
+    target = tmp_path / "shared.json"
+    target.write_text("old")
+    target.chmod(0o640)
+    write_atomic(target, "new")
+    assert target.read_text() == "new" and stat.S_IMODE(target.stat().st_mode) == 0o640
+
+
+def test_a_device_is_never_replaced():
+    # a rename onto /dev/null would replace the device itself
+    with pytest.raises(InputError, match="not a regular file"):
+        check_writable("/dev/null", "--out")
+
+
+def test_a_directory_is_named_as_a_directory_before_its_suffix(tmp_path):
+    # before: "--plot x: the file name must end in .png, .svg or .pdf" for a directory
+    with pytest.raises(InputError, match="is a directory"):
+        check_writable(tmp_path, "--plot", suffixes=(".png", ".svg", ".pdf"))

@@ -77,6 +77,18 @@ def test_inf_is_a_vacuous_bound_nan_and_exceptions_always_fail():
         reference.check(at(ROW, lambda e: 1 / 0))
 
 
+@pytest.mark.parametrize("wrong", [lambda e: repr(e), lambda e: True, lambda e: None, lambda e: [e]])
+def test_a_value_that_is_not_a_number_fails(wrong):
+    # issue 27: a function returning the string "0.1" was graded as the number 0.1 (float("0.1"))
+    with pytest.raises(AssertionError, match="TypeError: returned .* not a real number"):
+        reference.check(at(ROW, wrong), allow_conservative=True)
+
+
+def test_numpy_scalars_are_numbers():
+    import numpy as np
+    assert reference.check(lambda q, s, a: np.float64(exact(q, s, a))).counts["exact"] > 0
+
+
 def test_select_restricts_rows():
     report = reference.check(at(ROW, lambda e: -1.0), select=lambda p: p.integer_order)
     assert report.checked == 792  # 9 q × 8 σ × 11 integer orders
@@ -126,6 +138,11 @@ def test_check_dp_fails_an_under_report_and_an_inf():
                  select=SHORT)
     with pytest.raises(AssertionError, match="failed"):
         check_dp(_lookup(lambda t: math.inf), select=SHORT)
+
+
+def test_check_dp_fails_a_value_that_is_not_a_number():
+    with pytest.raises(AssertionError, match="not a real number"):
+        check_dp(_lookup(lambda t: str(float(t.upper))), select=SHORT)
 
 
 def test_check_dp_conservative_values_fail_unless_allowed():
