@@ -12,11 +12,11 @@ listing the worst rows, when a value lies below the bracket (a false privacy cla
 raised, or lies above it by more than ``rtol`` (unless over-reports are allowed). dp_accounting 0.6's
 PLD accountant is within 0.1 % where it is finite except on the longest run (10⁶ steps: 6 % over), and
 returns inf at δ = 1e-20: the last test records those known defects as an expected failure, so it
-turns into an error once they are fixed. It under-reports on one row, the Gaussian mechanism (q = 1,
-σ = 10, 1000 steps) at δ = 1e-10, by 1.7e-6 relative: δ at its ε is 1.0000843e-10 (Balle–Wang closed
-form), an absolute error of 8.4e-15, the size of its float64 FFT round-off and of the tail mass its
-self-composition drops (up to 5e-16, not counted as infinite). The first two tests leave that row out;
-the third bounds the under-report.
+turns into an error once they are fixed. On one row, the Gaussian mechanism (q = 1, σ = 10, 1000
+steps) at δ = 1e-10, it lands within 2e-6 relative of the bracket, on either side depending on the
+NumPy/SciPy build (1.7e-6 below on one install, 3e-10 above on another; below, δ at its ε is up to
+1.00008e-10 by the Balle–Wang closed form: float64 FFT round-off and the tail mass its
+self-composition drops). The first two tests leave that row out; the third bounds the distance.
 """
 
 from fractions import Fraction
@@ -38,7 +38,7 @@ def epsilon(q: float, sigma: float, steps: int, delta: float) -> float:
 
 
 def round_off_row(t) -> bool:
-    """The row where dp_accounting's float64 round-off puts its ε just below the proven bracket."""
+    """The row where dp_accounting's float64 round-off puts its ε just beside the proven bracket."""
     return t.phase.q == 1 and t.phase.sigma == 10 and t.delta == Fraction(1, 10**10)
 
 
@@ -52,10 +52,10 @@ def test_tight_on_runs_up_to_1e5_steps():
                        select=lambda t: t.delta > 1e-15 and t.phase.steps <= 10**5 and not round_off_row(t))
 
 
-def test_the_round_off_under_report_is_below_1e_5_relative():
+def test_the_round_off_row_is_within_1e_5_relative():
     (row,) = [t for t in reference.golden_dp_rows() if round_off_row(t)]
     value = epsilon(float(row.phase.q), float(row.phase.sigma), row.phase.steps, float(row.delta))
-    assert row.lower * (1 - Fraction(1, 10**5)) <= Fraction(value) <= row.upper
+    assert row.lower * (1 - Fraction(1, 10**5)) <= Fraction(value) <= row.upper * (1 + Fraction(1, 10**5))
 
 
 @pytest.mark.xfail(raises=AssertionError, strict=True,
