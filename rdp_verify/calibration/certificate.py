@@ -62,8 +62,11 @@ POLICY = FieldPolicy(
         "answer", *(f"answer.{key}" for key in _POINT), "answer.order",
         "neighbour", *(f"neighbour.{key}" for key in _POINT), "neighbour.order",
         *(f"search.*.{key}" for key in _POINT),
-        "verdict", "content_hash",
+        "content_hash",
     ),
+    # re-derived by self_consistency from the points and their certificates' verdicts (themselves re-derived
+    # from their recorded estimates): never compared with a fresh estimate's verdict
+    derived=("verdict",),
     not_verified=("software.*",),
 ) + RUN_POLICY.under("answer.certificate") + RUN_POLICY.under("neighbour.certificate")
 
@@ -218,7 +221,7 @@ def compare(claimed: dict[str, Any], fresh: dict[str, Any]) -> list[str]:
     """``field: reason`` for each verified field of ``claimed`` that differs from its recomputation ``fresh``;
     if none does, for each claim that does not follow from the certificate's own fields."""
     problems = POLICY.compare(claimed, fresh)
-    for name in ("answer", "neighbour"):  # the embedded certificates' estimates: within their error bounds
+    for name in ("answer", "neighbour"):  # the embedded certificates' own derived fields (verdicts, widths)
         mine, theirs = claimed.get(name), fresh.get(name)
         if not problems and isinstance(mine, dict) and isinstance(theirs, dict) and "certificate" in mine:
             problems += [f"{name}.certificate.{line}" for line in compare_run(mine["certificate"], theirs["certificate"])]

@@ -36,6 +36,7 @@ from ..foundations.decimals import decimal_text
 from ..foundations.inputs import (
     SGM,
     InputError,
+    Refused,
     fraction_text,
     parse_alpha,
     parse_dps,
@@ -306,12 +307,18 @@ def integrity_errors(cert: Any, schema: str = SCHEMA) -> list[str]:
 def check_against(cert: Any, schema: str, recompute: Callable[[dict[str, Any]], dict[str, Any]],
                   compare: Callable[[dict[str, Any], dict[str, Any]], list[str]]) -> list[str]:
     """The check of every sealed format: :func:`integrity_errors` (schema and hash), then ``compare`` of the
-    certificate with ``recompute`` of its inputs; ``field: reason`` lines, empty when confirmed."""
+    certificate with ``recompute`` of its inputs; ``field: reason`` lines, empty when confirmed.
+
+    Two outcomes are not lines: ``recompute`` raises :class:`~rdp_verify.foundations.inputs.Refused` (before any
+    work) when the recorded settings or sizes ask for more work than the commands ever do, and it propagates
+    (the CLI's one-line refusal, exit 2); any other InputError is the ``inputs`` field failing (exit 1)."""
     broken = integrity_errors(cert, schema)
     if broken:
         return broken
     try:
         fresh = recompute(cert)
+    except Refused:  # the file asks for work beyond the commands' limits: refused (exit 2), no field fails
+        raise
     except (InputError, KeyError, TypeError) as exc:
         return [f"inputs: {exc}"]
     return compare(cert, fresh)

@@ -3,13 +3,17 @@
 Every *leaf* of a certificate (a JSON string, number, boolean or null, or an empty object or array)
 has a *path*: its keys and array indices joined by dots, e.g. ``methods.series.log_A.value`` or
 ``cross_check.pairs.0.methods.1``. A :class:`FieldPolicy` puts every leaf of a format in exactly one
-of two lists of path patterns:
+of three lists of path patterns:
 
 * ``verified``: recomputed from the certificate's inputs and compared exactly;
-* ``approximate``: recomputed and compared by the format's own rule, for the few fields that are
-  estimates in floating point (a value agrees within its stated error bound, which agrees within a
-  factor two) and the fields derived from them (re-derived from the certificate's own numbers);
-* ``not_verified``: recorded, not verified (software versions: facts about the machine that wrote it).
+* ``derived``: re-derived exactly from other fields of the certificate itself by the format's
+  self-consistency check (never compared with the recomputation), for the few fields judged from numbers
+  that are recorded but not verified (the privacy-curve certificate's verdict, from its floating-point
+  estimate);
+* ``not_verified``: recorded, not verified (software versions: facts about the machine that wrote it; an
+  estimate whose last digits depend on the machine).
+
+No field is compared within a tolerance: each is equal, exactly re-derived, or declared.
 
 A pattern is a path whose segments may be ``*`` (any one segment) and whose last segment (after at least one
 other) may be ``**`` (any number of further segments, none included): ``methods.*.work.**`` covers a
@@ -118,41 +122,46 @@ def _show(x: Any) -> str:
 
 @dataclass(frozen=True)
 class FieldPolicy:
-    """The two lists of path patterns of one certificate format (see the module docstring)."""
+    """The three lists of path patterns of one certificate format (see the module docstring)."""
 
     verified: tuple[str, ...]
     not_verified: tuple[str, ...]
-    approximate: tuple[str, ...] = ()
+    derived: tuple[str, ...] = ()
 
     def under(self, prefix: str) -> FieldPolicy:
         """The same policy for a certificate embedded at ``prefix``."""
         return FieldPolicy(tuple(f"{prefix}.{p}" for p in self.verified),
                            tuple(f"{prefix}.{p}" for p in self.not_verified),
-                           tuple(f"{prefix}.{p}" for p in self.approximate))
+                           tuple(f"{prefix}.{p}" for p in self.derived))
 
     def __add__(self, other: FieldPolicy) -> FieldPolicy:
         return FieldPolicy(self.verified + other.verified, self.not_verified + other.not_verified,
-                           self.approximate + other.approximate)
+                           self.derived + other.derived)
 
     def is_verified(self, path: str) -> bool | None:
-        """True (verified, exactly or approximately), False (recorded, not verified) or None (in no list, or in
-        more than one)."""
+        """True (recomputed and compared, or exactly re-derived), False (recorded, not verified) or None (in no
+        list, or in more than one)."""
         v = _compiled(self.verified).fullmatch(path) is not None
-        a = _compiled(self.approximate).fullmatch(path) is not None
+        d = _compiled(self.derived).fullmatch(path) is not None
         n = _compiled(self.not_verified).fullmatch(path) is not None
-        return None if v + a + n != 1 else not n
+        return None if v + d + n != 1 else not n
 
-    def is_approximate(self, path: str) -> bool:
-        """The leaf is compared by the format's own rule, not exactly."""
-        return _compiled(self.approximate).fullmatch(path) is not None
+    def is_derived(self, path: str) -> bool:
+        """The leaf is re-derived from the certificate's own fields, not compared with the recomputation."""
+        return _compiled(self.derived).fullmatch(path) is not None
 
     def partition_errors(self, cert: Any) -> list[str]:
         """Leaves of ``cert`` in neither list or in both: empty iff the lists partition its fields."""
         return [path for path in leaf_paths(cert) if self.is_verified(path) is None]
 
     def verified_count(self, cert: Any) -> int:
-        """How many leaves of ``cert`` are verified."""
-        return sum(self.is_verified(path) is True for path in leaf_paths(cert))
+        """How many leaves of ``cert`` are recomputed and compared (the derived ones not counted)."""
+        return sum(self.is_verified(path) is True and not self.is_derived(path) for path in leaf_paths(cert))
+
+    def present(self, cert: Any, patterns: tuple[str, ...]) -> list[str]:
+        """The ``patterns`` that match some leaf of ``cert``, in their order (what a report can truthfully name)."""
+        paths = list(leaf_paths(cert))
+        return [p for p in patterns if any(_compiled((p,)).fullmatch(path) for path in paths)]
 
     def compare(self, claimed: Any, fresh: Any) -> list[str]:
         """``field: reason`` for every verified leaf of ``claimed`` that differs from ``fresh`` (or is absent in it).
@@ -173,7 +182,7 @@ class FieldPolicy:
                 reported.append(path)
                 yield (f"{path}: not a field of this certificate format" if path in mine
                        else f"{path}: recomputed, but in no field list (a gap in rdp_verify's field policy)")
-            elif kind and path.rsplit(".", 1)[-1] != "content_hash" and not self.is_approximate(path) \
+            elif kind and path.rsplit(".", 1)[-1] != "content_hash" and not self.is_derived(path) \
                     and not _same(_get(claimed, path), _get(fresh, path)):
                 at = _divergence(claimed, fresh, path)
                 reported.append(at)

@@ -159,19 +159,24 @@ def _check_any(cert: Any) -> list[str]:
 
 
 def _confirmed(certs: list[Any]) -> str:
-    """What was verified in confirmed certificates: counts of verified fields and the fields only recorded."""
-    verified, recorded, unclassified = 0, [], []
+    """What was verified in confirmed certificates: the count of fields recomputed and compared, then by name the
+    fields of these certificates re-derived from their own fields and those only recorded (patterns no field of
+    theirs matches are not named)."""
+    verified, derived, recorded, unclassified = 0, [], [], []
     for cert in certs:
         policy = _checks()[_format(cert)][1]
         if policy is None:
             unclassified.append(cert["format"])
             continue
         verified += policy.verified_count(cert)
-        recorded += [p for p in policy.not_verified if p not in recorded]
+        derived += [p for p in policy.present(cert, policy.derived) if p not in derived]
+        recorded += [p for p in policy.present(cert, policy.not_verified) if p not in recorded]
     n = len(certs)
     text = f"{n} certificate{'s' if n > 1 else ''}: schema, content hash"
     if verified:
         text += f", {verified} fields recomputed and compared"
+    if derived:
+        text += f"; re-derived from the certificate's own fields: {', '.join(derived)}"
     if recorded:
         text += f"; recorded, not verified: {', '.join(recorded)}"
     if unclassified:

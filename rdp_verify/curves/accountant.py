@@ -96,6 +96,7 @@ class Settings:
     bits: int  # fixed-point bits of every mass
     truncation: Fraction  # B: the composition may cut off mass adding at most 2B to δ
     tail: Fraction  # single-step tail mass left beyond the grid, per step (moved to +∞ or dropped)
+    max_length: int | None = None  # not recorded: a check's cap on composed PLDs (certificate.LIMITS), else none
 
     def to_json(self) -> dict[str, Any]:
         return {"grid_step": fraction_text(self.grid_step), "fixed_point_bits": self.bits,
@@ -285,7 +286,7 @@ def compose_run(phases: Sequence[Phase], settings: Settings, mapper: Mapper = ma
     steps = list(mapper(_discretize_step, [(pair, q, sigma, settings) for pair, q, sigma in pairs]))
     total_steps = sum(p.steps for p in phases)
     budget = Budget(int(settings.truncation * 2 ** settings.bits), total_steps,
-                    products_needed([p.steps for p in merged(phases)]))
+                    products_needed([p.steps for p in merged(phases)]), settings.max_length)
     return Curves(phases, settings, tuple(steps), budget, seconds=time.perf_counter() - start)
 
 

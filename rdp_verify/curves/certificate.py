@@ -18,11 +18,12 @@ and seals the result (schema ``privacy-curve-v2``, content hash as for every cer
 
 :func:`check_run_certificate` re-verifies every field (:data:`POLICY`): the grid ranges are recomputed
 from the settings (mpmath at fixed precision) and the bracket with them (exact integers and Arb: the
-same on every machine), and every deterministic field must equal the recomputation; the independent
-estimate (double precision, whose last bits may differ between machines) must agree within its error
-bounds; the derived fields (widths, tolerance, the cross-check's booleans, the verdict and its reason)
-are re-derived from the certificate's own fields. :data:`NOT_VERIFIED` lists the fields it records but
-does not check.
+same on every machine), and every deterministic field must equal the recomputation; the derived fields
+(widths, tolerance, the cross-check's booleans, the verdict and its reason: :data:`DERIVED` and the widths)
+are re-derived exactly from the certificate's own fields. The independent estimate (double precision in its
+saddle-point method, whose last bits may differ between machines) is recorded, not verified: no field is
+compared within a tolerance. :data:`NOT_VERIFIED` lists the fields it records but does not check. Before any
+work, :func:`check_limits` refuses recorded settings beyond the work the commands ever do (:data:`LIMITS`).
 """
 
 from __future__ import annotations
@@ -34,15 +35,28 @@ from .. import __version__
 from ..certificates.certificate import check_against, seal
 from ..certificates.fields import FieldPolicy
 from ..foundations.decimals import decimal_text
-from ..foundations.inputs import InputError, fraction_text, parse_rational
+from ..foundations.inputs import DELTA_MIN, InputError, Refused, check_tolerance, fraction_text, parse_rational
 from ..foundations.run import Phase, run_family
-from .accountant import DEFAULT_TOLERANCE, Bracket, Curves, Settings, bracket, delta_bracket, epsilon_bracket
+from .accountant import (
+    DEFAULT_TOLERANCE,
+    FIRST_RUNG,
+    MAX_GRID,
+    MAX_STEP_POINTS,
+    Bracket,
+    Curves,
+    Settings,
+    _bits_for,
+    bracket,
+    delta_bracket,
+    epsilon_bracket,
+    step_key,
+)
 from .crosscheck import Estimate, estimate_delta
-from .discretize import precision
+from .discretize import TooManyPoints, grid_points, grid_range, precision
 from .gaussian import GaussianCurve, is_gaussian_run
 from .per_epoch import PerEpochBounds, Test, is_per_epoch_run
 
-__all__ = ["FORMAT", "FORMAT_VERSION", "SCHEMA", "POLICY", "NOT_VERIFIED", "certify_run", "certificate_of",
+__all__ = ["FORMAT", "FORMAT_VERSION", "SCHEMA", "POLICY", "NOT_VERIFIED", "DERIVED", "LIMITS", "check_limits", "certify_run", "certificate_of",
            "check_run_certificate", "recompute", "compare", "self_consistency", "verdict_of", "DIGITS",
            "settings_from_json", "settings_json", "mechanism_of", "ASSUMPTIONS_BY_FAMILY", "PROOFS",
            "interval_text", "refinements_json"]
@@ -54,9 +68,14 @@ DIGITS = 12  # significant digits of printed bounds, rounded outward
 INFORMATIVE = Fraction(1, 10)  # an estimate decides only if its error is at most this fraction of δ
 MECHANISM = "adaptive composition of the Sampled Gaussian Mechanism SG_{q,sigma} over the steps of a run"
 
-# recorded, but not re-verified by check_run_certificate (JSON paths; * matches any key or index)
-NOT_VERIFIED = ("software.rdp_verify", "work.refinements.**", "cross_check.details.saddle_point",
+# recorded, but not re-verified by check_run_certificate (JSON paths; * matches any key or index): the versions,
+# the grids the refinement tried (a check composes the recorded grid only), and the independent estimate, whose
+# saddle-point method sums float64 exponentials with numpy (libm and BLAS may differ in the last bits between
+# machines); the fields judged from it (DERIVED) are re-derived from the recorded numbers
+NOT_VERIFIED = ("software.rdp_verify", "work.refinements.**", "cross_check.estimate.value",
+                "cross_check.estimate.error_bound", "cross_check.details.saddle_point",
                 "cross_check.details.cut", "cross_check.details.mu")
+DERIVED = ("cross_check.consistent", "cross_check.informative", "verdict", "verdict_reason")
 
 ASSUMPTIONS_BY_FAMILY: dict[str, dict[str, str]] = {}  # filled below ASSUMPTIONS (the Poisson add/remove default)
 
@@ -330,8 +349,7 @@ POLICY = FieldPolicy(
               "cross_check.epsilon", "cross_check.proven_delta.*", "cross_check.informative_below",
               "cross_check.details.direction", "cross_check.details.failure", "work.grid_points_per_step.**",
               "work.composed_length", "content_hash"),
-    approximate=("cross_check.estimate.value", "cross_check.estimate.error_bound", "cross_check.consistent",
-                 "cross_check.informative", "verdict", "verdict_reason"),
+    derived=DERIVED,
     not_verified=NOT_VERIFIED,
 )
 
@@ -344,7 +362,7 @@ def recompute(cert: dict[str, Any]) -> dict[str, Any]:
     delta = parse_rational(inp["delta"], "delta") if "delta" in inp else None
     epsilon = parse_rational(inp["epsilon"], "epsilon") if "epsilon" in inp else None
     tolerance = parse_rational(inp["tolerance"], "tolerance")
-    recorded = settings_from_json(phases, cert["settings"])
+    recorded = settings_from_json(phases, cert["settings"], check_tolerance(tolerance))
     if isinstance(recorded, PerEpochBounds):  # re-prove the recorded tests (their search is a heuristic)
         result = epsilon_bracket(recorded, delta) if delta is not None else delta_bracket(recorded, epsilon)
         return certificate_of(result, delta=delta, epsilon=epsilon, tolerance=tolerance)
@@ -352,8 +370,76 @@ def recompute(cert: dict[str, Any]) -> dict[str, Any]:
     return certify_run(phases, delta=delta, epsilon=epsilon, tolerance=tolerance, settings=settings)
 
 
-def settings_from_json(phases: Sequence[Phase], s: dict[str, Any]) -> Settings | GaussianCurve | PerEpochBounds:
-    """What a certificate's ``settings`` record, refused (InputError) when they do not fit the run: the grid
+# -- the largest work a certificate can demand ---------------------------------------------------------
+
+SLACK = 2  # the refinement loop stops on a *predicted* size: what it then composes may exceed the limit a little
+LIMITS = {
+    # the commands choose 32·ceil((40 + log2(1/δ))/32) bits for a δ scale in [DELTA_MIN, 1] (accountant._bits_for)
+    "fixed_point_bits": (_bits_for(Fraction(1)), _bits_for(DELTA_MIN)),
+    # one step's grid: refinement stops before a grid predicted beyond MAX_GRID points (the first is ~2·10^4)
+    "grid_points": SLACK * MAX_GRID,
+    # points at which one step's curve is evaluated in Arb (every point for the replace-one pairs)
+    "points_evaluated": SLACK * MAX_STEP_POINTS,
+    # a composed PLD: refinement stops before one predicted beyond MAX_GRID (checked while composing: its length
+    # cannot be known before)
+    "composed_length": SLACK * MAX_GRID,
+}
+
+
+def _truncation_range(tolerance: Fraction) -> tuple[Fraction, Fraction]:
+    """The truncation allowances the commands can choose: rung·scale/50 rounded down to one digit, with the δ scale
+    in [DELTA_MIN, 1] and the rung at most FIRST_RUNG and, once refined, above width/40 > tolerance/40 (a grid is
+    refined only while its width exceeds the tolerance; accountant._next_rung), so at least min(FIRST_RUNG,
+    tolerance/40)·DELTA_MIN/500; the floor below leaves another factor two."""
+    return min(FIRST_RUNG, tolerance / 40) * DELTA_MIN / 1000, FIRST_RUNG / 50
+
+
+def _refuse(what: str) -> Refused:
+    return Refused(f"settings: {what}: beyond the largest work the commands do (docs/certificates.md)")
+
+
+def check_limits(phases: Sequence[Phase], s: dict[str, Any], tolerance: Fraction) -> Settings:
+    """A discrete-pairs ``settings`` record as :class:`Settings` capped at :data:`LIMITS`, or :class:`Refused`
+    (before any discretisation or composition) when it asks for more work than the commands ever do: fixed-point
+    bits, truncation allowance and tail outside what the commands choose for the run's steps and
+    ``tolerance``, or a grid step whose grid (:func:`grid_range`, mpmath, milliseconds) or selected points
+    (:func:`grid_points`, stopped at the limit) exceed :data:`LIMITS`."""
+    bits, h = s["fixed_point_bits"], parse_rational(s["grid_step"], "grid_step")
+    truncation = parse_rational(s["truncation_allowance"], "truncation_allowance")
+    tail = parse_rational(s["single_step_tail"], "single_step_tail")
+    low, high = LIMITS["fixed_point_bits"]
+    if isinstance(bits, bool) or not isinstance(bits, int) or not low <= bits <= high:
+        raise _refuse(f"fixed_point_bits={bits!r} outside [{low}, {high}]")
+    low, high = _truncation_range(tolerance)
+    if not low <= truncation <= high:
+        raise _refuse(f"truncation_allowance={s['truncation_allowance']} outside [{decimal_text(low, 2)}, "
+                      f"{decimal_text(high, 2)}] (tolerance {fraction_text(tolerance)})")
+    steps = sum(p.steps for p in phases)
+    if not truncation / (100 * steps) <= tail <= truncation / (10 * steps):  # default_settings: allowance/(10·T), one digit
+        raise _refuse(f"single_step_tail={s['single_step_tail']} is not about truncation_allowance/(10·steps)")
+    if h <= 0:
+        raise InputError(f"settings: grid_step={s['grid_step']} must be positive")
+    settings = Settings(h, bits, truncation, tail, max_length=LIMITS["composed_length"])
+    for pair, q, sigma in dict.fromkeys(step_key(p) for p in phases):
+        grid = grid_range(q, sigma, h, tail, pair)
+        points = grid.size if pair != "sgm" else None
+        if grid.size > LIMITS["grid_points"] or (points or 0) > LIMITS["points_evaluated"]:
+            raise _refuse(f"grid_step={s['grid_step']} makes a grid of {grid.size} points for q={fraction_text(q)}, "
+                          f"sigma={fraction_text(sigma)}; at most {LIMITS['grid_points' if points is None else 'points_evaluated']}")
+        if points is None:
+            try:
+                grid_points(q, sigma, grid, 10 * tail, LIMITS["points_evaluated"])  # the points discretize evaluates
+            except TooManyPoints:
+                raise _refuse(f"grid_step={s['grid_step']} and single_step_tail={s['single_step_tail']} select more "
+                              f"than {LIMITS['points_evaluated']} points to evaluate for q={fraction_text(q)}, "
+                              f"sigma={fraction_text(sigma)}") from None
+    return settings
+
+
+def settings_from_json(phases: Sequence[Phase], s: dict[str, Any],
+                       tolerance: Fraction = DEFAULT_TOLERANCE) -> Settings | GaussianCurve | PerEpochBounds:
+    """What a certificate's ``settings`` record, refused (InputError) when they do not fit the run, and
+    (:class:`Refused`, by :func:`check_limits`) when they ask for more work than the commands ever do: the grid
     :class:`Settings` of discrete pairs, the closed form, or the per-epoch bounds with the recorded tests."""
     phases = tuple(phases)
     if "lower_tests" in s:
@@ -368,31 +454,15 @@ def settings_from_json(phases: Sequence[Phase], s: dict[str, Any]) -> Settings |
         return GaussianCurve(phases)
     if is_gaussian_run(phases) or is_per_epoch_run(phases):
         raise InputError("settings: a grid for a run that is bracketed in closed form or by per-epoch bounds")
-    return Settings(parse_rational(s["grid_step"], "grid_step"), s["fixed_point_bits"],
-                    parse_rational(s["truncation_allowance"], "truncation_allowance"),
-                    parse_rational(s["single_step_tail"], "single_step_tail"))
+    return check_limits(phases, s, tolerance)
 
 
 def compare(claimed: dict[str, Any], fresh: dict[str, Any]) -> list[str]:
     """``field: reason`` for each field of ``claimed`` not confirmed by the recomputation ``fresh``: the
-    verified fields must be equal; the estimate must agree within its error bounds, the error bounds
-    within a factor two; then every derived field must follow from the certificate's own fields."""
-    problems = POLICY.compare(claimed, fresh)
-    if problems:
-        return problems
-    mine, theirs = claimed["cross_check"]["estimate"], fresh["cross_check"]["estimate"]
-    try:
-        value, error = Fraction(mine["value"]), Fraction(mine["error_bound"])
-    except (TypeError, ValueError):  # only a certificate that bypassed the schema gets here
-        return ["cross_check.estimate: not a value and an error bound"]
-    fresh_value, fresh_error = Fraction(theirs["value"]), Fraction(theirs["error_bound"])
-    if abs(value - fresh_value) > error + fresh_error:
-        problems.append(f"cross_check.estimate.value: claimed {mine['value']}, recomputed {theirs['value']} "
-                        f"+- {theirs['error_bound']}")
-    if not fresh_error / 2 <= error <= 2 * fresh_error:
-        problems.append(f"cross_check.estimate.error_bound: claimed {mine['error_bound']}, "
-                        f"recomputed {theirs['error_bound']}")
-    return problems or self_consistency(claimed)
+    verified fields must be equal; then every derived field (:data:`DERIVED`, the widths, the grid sizes) must
+    follow exactly from the certificate's own fields. The estimate is recorded, not verified (:data:`NOT_VERIFIED`):
+    no field is compared within a tolerance."""
+    return POLICY.compare(claimed, fresh) or self_consistency(claimed)
 
 
 def self_consistency(cert: dict[str, Any]) -> list[str]:
@@ -404,6 +474,10 @@ def self_consistency(cert: dict[str, Any]) -> list[str]:
         if claim[key] != value:
             problems.append(f"{quantity}.{key}: not derived from the certificate's own ends")
     cross = cert["cross_check"]
+    try:
+        Fraction(cross["estimate"]["value"]), Fraction(cross["estimate"]["error_bound"])
+    except (TypeError, ValueError):  # only a certificate that bypassed the schema gets here
+        return [*problems, "cross_check.estimate: not a value and an error bound"]
     for key, value in _judged(cross).items():
         if cross[key] != value:
             problems.append(f"cross_check.{key}: not derived from the certificate's estimate and proven delta")

@@ -42,6 +42,7 @@ from typing import Sequence
 
 from flint import arb, arb_poly, ctx, fmpz, fmpz_poly
 
+from ..foundations.inputs import Refused
 from ..foundations.results import to_arb
 from ..foundations.search import last_true
 
@@ -106,6 +107,7 @@ class Budget:
     total: int
     steps: int  # T, the steps of the whole run
     products: int  # an upper bound on the number of products
+    max_length: int | None = None  # a composed PLD longer than this is refused (InputError Refused): see multiply
 
     def per_cut(self, steps: int) -> int:
         return self.total * steps // (self.steps * self.products)
@@ -155,6 +157,10 @@ def multiply(a: PLD, b: PLD, budget: Budget) -> PLD:
     if c.length() == 0:
         return PLD(c, offset, inf, a.bits, a.h, a.rounding, steps, shift)
     lo, hi, cut = _window(c, budget.per_cut(steps))
+    if budget.max_length is not None and hi - lo > budget.max_length:  # a check's settings asked for more work than
+        # any command does (the length cannot be known before composing): stop here, before the next product
+        raise Refused(f"settings: a composed privacy-loss distribution of {hi - lo} grid points, beyond the "
+                      f"{budget.max_length} any command composes")
     kept = c.right_shift(lo).truncate(hi - lo)
     if a.rounding == "up":
         inf += cut

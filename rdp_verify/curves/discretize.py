@@ -412,7 +412,30 @@ def discretize(q: Fraction, sigma: Fraction, grid: Grid, bits: int, budget: Frac
     return pld
 
 
-def grid_points(q: Fraction, sigma: Fraction, grid: Grid, budget: Fraction) -> list[int]:
+_SELECTED: dict[tuple[Fraction, Fraction, Grid, Fraction], list[int]] = {}  # the last few selections (a check
+# counts them before it discretises, with the same arguments)
+
+
+class TooManyPoints(ValueError):
+    """:func:`grid_points` would select more than its ``max_points``."""
+
+
+def grid_points(q: Fraction, sigma: Fraction, grid: Grid, budget: Fraction, max_points: int | None = None) -> list[int]:
+    """:func:`_grid_points`, remembered for the last few arguments; with ``max_points``, the walk stops and
+    raises :class:`TooManyPoints` as soon as it selects more (so a forged budget costs no more than that)."""
+    key = (q, sigma, grid, budget)
+    if key not in _SELECTED:
+        points = _grid_points(q, sigma, grid, budget, max_points)
+        while len(_SELECTED) >= 4:
+            del _SELECTED[next(iter(_SELECTED))]
+        _SELECTED[key] = points
+    points = _SELECTED[key]
+    if max_points is not None and len(points) > max_points:
+        raise TooManyPoints(f"more than {max_points} grid points selected")
+    return list(points)
+
+
+def _grid_points(q: Fraction, sigma: Fraction, grid: Grid, budget: Fraction, max_points: int | None) -> list[int]:
     """The grid points at which the curve is evaluated: walking away from the peak of H'', each span is as
     long as 2^j grid cells allows while the chord's Taylor gap Δ²·H''/8 stays within ``budget`` (H'' =
     σφ(z/σ)/t decreases away from its peak, so the largest H'' of a span is at its end nearer the peak).
@@ -464,6 +487,8 @@ def grid_points(q: Fraction, sigma: Fraction, grid: Grid, budget: Fraction) -> l
                     stride *= 2
                 k = min(k + stride, end) if d == 1 else max(k - stride, end)
                 points.add(k)
+                if max_points is not None and len(points) > max_points:
+                    raise TooManyPoints(f"more than {max_points} grid points selected")
     return sorted(points)
 
 

@@ -34,6 +34,7 @@ from .decimals import decimal_text
 
 __all__ = [
     "InputError",
+    "Refused",
     "SGM",
     "parse_rational",
     "parse_whole",
@@ -79,6 +80,12 @@ _RATIO = re.compile(r"[+-]?\d+/\d+")
 
 class InputError(ValueError):
     """A parameter is unparsable or outside the supported domain (CLI exit 2)."""
+
+
+class Refused(InputError):
+    """A file asks for more work than the commands that write it ever do (a recorded grid step, fixed-point bits,
+    tail or size beyond their limits): ``rdp-verify check`` refuses it before any work, one line and exit 2,
+    rather than reporting a field that fails (docs/certificates.md, "the largest work a certificate can demand")."""
 
 
 def parse_rational(text: str, name: str) -> Fraction:

@@ -19,6 +19,7 @@ from .. import __version__
 from ..certificates.certificate import check_against, seal
 from ..certificates.fields import FieldPolicy
 from ..curves.accountant import Settings, compose_run, delta_bracket
+from ..curves.options import DEFAULT_TOLERANCE
 from ..curves.certificate import (
     ASSUMPTIONS_BY_FAMILY,
     interval_text,
@@ -33,7 +34,7 @@ from ..curves.certificate import (
 from ..curves.gaussian import GaussianCurve
 from ..curves.per_epoch import PerEpochBounds
 from ..foundations.decimals import decimal_text
-from ..foundations.inputs import fraction_text, parse_rational
+from ..foundations.inputs import check_tolerance, fraction_text, parse_rational
 from ..foundations.run import Phase, run_family
 from .curve import DEFAULT_FPRS, TradeOff, bayes_epsilons, check_prior, check_rate, tradeoff
 from .envelope import LADDER
@@ -157,7 +158,8 @@ def recompute(cert: dict[str, Any]) -> dict[str, Any]:
     """The certificate recomputed from ``cert``'s inputs on its recorded settings."""
     inp = cert["inputs"]
     phases = tuple(Phase.from_json(p) for p in inp["phases"])
-    recorded = settings_from_json(phases, cert["settings"])
+    tolerance = parse_rational(inp["tolerance"], "tolerance") if "tolerance" in inp else DEFAULT_TOLERANCE
+    recorded = settings_from_json(phases, cert["settings"], check_tolerance(tolerance))  # Refused beyond the limits
     curves = compose_run(phases, recorded) if isinstance(recorded, Settings) else recorded
     trade = tradeoff(phases, curves=curves)
     fresh = certificate_of(trade, alphas=[parse_rational(a, "alpha") for a in inp["alphas"]],

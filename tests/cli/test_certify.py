@@ -101,3 +101,43 @@ def test_help_and_console_script():
     assert proc.returncode == 0 and "certify" in proc.stdout and "Exit codes" in proc.stdout
     proc = subprocess.run(["rdp-verify", "certify", "--help"], capture_output=True, text=True)
     assert proc.returncode == 0 and "--alpha" in proc.stdout
+
+
+def _run_certificate(tmp_path, **edits):
+    from fractions import Fraction
+
+    from mutations import edited
+
+    from rdp_verify.curves.certificate import certify_run
+    from rdp_verify.foundations.run import Phase
+    cert = certify_run([Phase(Fraction(1, 50), Fraction(3, 2), 300)], delta=Fraction(1, 10**6))
+    for path, value in edits.items():
+        cert = edited(cert, path.replace("__", "."), value)
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(cert))
+    return path
+
+
+def test_check_names_the_declared_and_re_derived_fields_of_a_run_certificate(capsys, tmp_path):
+    """Issue 27, item 4: the confirmed line says which fields were only recorded or re-derived, by name."""
+    path = _run_certificate(tmp_path)
+    code, out, err = run(capsys, "check", str(path))
+    assert code == 0
+    assert out.endswith("fields recomputed and compared; re-derived from the certificate's own fields: "
+                        "cross_check.consistent, cross_check.informative, verdict, verdict_reason; recorded, not "
+                        "verified: software.rdp_verify, work.refinements.**, cross_check.estimate.value, "
+                        "cross_check.estimate.error_bound, cross_check.details.saddle_point, cross_check.details.cut)\n")
+    assert "cross_check.details.mu" not in out  # only the fields this file has are named
+
+
+def test_check_refuses_a_run_certificate_asking_for_a_grid_step_of_1e_7(capsys, tmp_path, monkeypatch):
+    """Issue 27, item 3: one line, exit 2, before any discretisation."""
+    from rdp_verify.curves import accountant
+
+    def started(*args, **kwargs):
+        raise AssertionError("work started")
+    path = _run_certificate(tmp_path, settings__grid_step="0.0000001")
+    monkeypatch.setattr(accountant, "discretize", started)
+    code, out, err = run(capsys, "check", str(path))
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "settings: grid_step=0.0000001 makes a grid of 14279614 points" in err

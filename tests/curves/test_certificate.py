@@ -19,6 +19,7 @@ from rdp_verify.curves.certificate import (
     verdict_of,
 )
 from rdp_verify.curves.crosscheck import Estimate
+from rdp_verify.foundations.inputs import fraction_text
 from rdp_verify.foundations.run import Phase
 
 RUN = [Phase(Fraction(1, 50), Fraction(3, 2), 300)]
@@ -80,12 +81,39 @@ def test_a_loosened_upper_end_is_still_true_but_not_this_certificate():
     assert any(p.startswith("epsilon.relative_width") for p in certificate_module.self_consistency(loose))
 
 
-def test_an_estimate_moved_outside_the_bracket_is_caught():
+def test_an_estimate_moved_outside_the_bracket_is_caught_by_its_derived_fields():
     cert = certify_run(RUN, delta=Fraction(1, 10**6))
     moved = edited(cert, "cross_check.estimate.value", "0.5")
-    problems = check_run_certificate(moved)
-    assert any(p.startswith("cross_check.estimate.value") for p in problems)
-    assert any(p.startswith("cross_check.consistent") for p in certificate_module.self_consistency(moved))
+    assert check_run_certificate(moved) == [
+        "cross_check.consistent: not derived from the certificate's estimate and proven delta"]
+    # resealed with its verdict re-derived, it is what it says: an inconsistent certificate, nothing certified
+    forged = edited(edited(moved, "cross_check.consistent", False), "verdict", "inconsistent")
+    forged = edited(forged, "verdict_reason", certificate_module.verdict_of("epsilon", forged["epsilon"],
+                                                                          forged["cross_check"])[1])
+    assert check_run_certificate(forged) == [] and forged["verdict"] == "inconsistent"
+
+
+@pytest.mark.parametrize("path, change", [
+    ("cross_check.estimate.value", lambda c: fraction_text(Fraction(c["cross_check"]["estimate"]["value"])
+                                                          + Fraction(3, 2) * Fraction(c["cross_check"]["estimate"]["error_bound"]))),
+    ("cross_check.estimate.error_bound", lambda c: fraction_text(2 * Fraction(c["cross_check"]["estimate"]["error_bound"]))),
+    ("work.refinements.0.relative_width", lambda c: "0.5"),
+])
+def test_no_field_is_compared_within_a_tolerance(path, change):
+    """Issue 27, item 4: each of these forgeries used to be confirmed as if compared; now each field is declared
+    recorded, not verified (and named so by check), or compared exactly."""
+    cert = certify_run(RUN, delta=Fraction(1, 10**6))
+    forged = edited(cert, path, change(cert))
+    assert POLICY.is_verified(path) is False  # declared: the confirmed line names it
+    assert POLICY.present(forged, POLICY.not_verified) and any(
+        p in POLICY.present(forged, POLICY.not_verified) for p in (path, "work.refinements.**"))
+    assert check_run_certificate(forged) == []  # the proven bracket and every derived field are still this run's
+
+
+def test_no_field_policy_has_a_tolerance():
+    for policy in (POLICY,):
+        assert not hasattr(policy, "approximate")
+        assert set(policy.derived) == {"cross_check.consistent", "cross_check.informative", "verdict", "verdict_reason"}
 
 
 def test_version_1_is_refused_with_a_reason():
@@ -136,3 +164,67 @@ def test_verdicts_follow_the_proof(quantity, bracket, verdict, reason):
     # an informative estimate that disagrees overrides everything; an uninformative one never decides
     assert verdict_of(quantity, bracket, {**FINE, "consistent": False})[0] == "inconsistent"
     assert verdict_of(quantity, bracket, {**FINE, "consistent": False, "informative": False})[0] == verdict
+
+
+# -- issue 27, item 3: a stranger's file cannot demand more work than the commands ever do ------------------
+
+@pytest.fixture(scope="module")
+def grid_cert():
+    return certify_run(RUN, delta=Fraction(1, 10**6))
+
+
+@pytest.fixture
+def no_work(monkeypatch):
+    """Any discretisation or composition fails the test: a refusal must come before any work."""
+    from rdp_verify.curves import accountant, compose
+
+    def started(*args, **kwargs):
+        raise AssertionError("work started")
+    monkeypatch.setattr(accountant, "discretize", started)
+    monkeypatch.setattr(accountant, "compose", started)
+    monkeypatch.setattr(compose, "power", started)
+
+
+@pytest.mark.parametrize("key, value, says", [
+    ("grid_step", "0.0000001", "grid of 14279614 points"),
+    ("fixed_point_bits", 100000, "fixed_point_bits=100000 outside [64, 192]"),
+    ("fixed_point_bits", 32, "fixed_point_bits=32 outside [64, 192]"),
+    ("truncation_allowance", "0", "truncation_allowance=0 outside"),
+    ("truncation_allowance", "0.001", "truncation_allowance=0.001 outside"),
+    ("single_step_tail", "0.0000000000000000000001", "single_step_tail=0.0000000000000000000001 is not about"),
+])
+def test_settings_beyond_the_commands_limits_are_refused_before_any_work(grid_cert, no_work, key, value, says):
+    from rdp_verify.foundations.inputs import Refused
+    forged = edited(grid_cert, f"settings.{key}", value)
+    with pytest.raises(Refused) as refused:
+        check_run_certificate(forged)
+    assert says in str(refused.value) and "\n" not in str(refused.value)
+
+
+def test_too_many_points_to_evaluate_are_refused_before_any_evaluation(grid_cert, no_work, monkeypatch):
+    from rdp_verify.foundations.inputs import Refused
+    monkeypatch.setitem(certificate_module.LIMITS, "points_evaluated", 100)  # the walk stops at 100 points
+    with pytest.raises(Refused, match="select more than 100 points"):
+        check_run_certificate(grid_cert)
+
+
+def test_a_composition_beyond_the_limit_stops_there(grid_cert, monkeypatch):
+    from rdp_verify.foundations.inputs import Refused
+    monkeypatch.setitem(certificate_module.LIMITS, "composed_length", 3000)  # the run composes 7479 points
+    with pytest.raises(Refused, match="beyond the 3000 any command composes"):
+        check_run_certificate(grid_cert)
+
+
+def test_the_limits_are_the_commands_own():
+    from rdp_verify.curves.accountant import MAX_GRID, MAX_STEP_POINTS, _bits_for
+    from rdp_verify.foundations.inputs import DELTA_MIN
+    # bits: what the commands choose for delta from 1 down to DELTA_MIN (40 guard bits, multiples of 32)
+    assert certificate_module.LIMITS["fixed_point_bits"] == (64, 192) == (_bits_for(Fraction(1, 2)), _bits_for(DELTA_MIN))
+    assert certificate_module.LIMITS["grid_points"] == 2 * MAX_GRID
+    assert certificate_module.LIMITS["points_evaluated"] == 2 * MAX_STEP_POINTS
+    assert certificate_module.LIMITS["composed_length"] == 2 * MAX_GRID
+
+
+def test_a_fine_but_legitimate_grid_is_within_the_limits():
+    cert = certify_run(RUN, delta=Fraction(1, 10**6), tolerance=Fraction(1, 10**7))  # refines to a finer grid
+    assert len(cert["work"]["refinements"]) > 1 and check_run_certificate(cert) == []

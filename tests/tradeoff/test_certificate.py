@@ -70,3 +70,29 @@ def test_tampered_without_reseal_is_broken(cert):
     bad = copy.deepcopy(cert)
     bad["bayes"][0]["upper"] = "1"
     assert any("content_hash" in p for p in check_tradeoff_certificate(bad))
+
+
+def test_every_field_is_recomputed_or_listed_as_recorded(cert):
+    """Issue 27: the trade-off format has the mutation test of every other format (each field forged and resealed
+    is caught, or declared recorded, not verified)."""
+    from mutations import assert_every_field_checked
+
+    from rdp_verify.certificates.fields import leaf_paths
+    from rdp_verify.tradeoff.certificate import POLICY, SCHEMA, recompute
+    caught = assert_every_field_checked(cert, recompute(cert), POLICY, POLICY.compare, SCHEMA)
+    assert caught >= sum(POLICY.is_verified(p) is True for p in leaf_paths(cert) if not p.startswith("inputs.")) > 20
+
+
+def test_settings_beyond_the_commands_limits_are_refused_before_any_work(subsampled, monkeypatch):
+    from mutations import edited
+
+    from rdp_verify.foundations.inputs import Refused
+    from rdp_verify.tradeoff import certificate as tradeoff_certificate
+
+    def started(*args, **kwargs):
+        raise AssertionError("work started")
+    monkeypatch.setattr(tradeoff_certificate, "compose_run", started)
+    with pytest.raises(Refused, match="grid_step=0.0000001 makes a grid of"):
+        check_tradeoff_certificate(edited(subsampled, "settings.grid_step", "0.0000001"))
+    with pytest.raises(Refused, match="fixed_point_bits=100000"):
+        check_tradeoff_certificate(edited(subsampled, "settings.fixed_point_bits", 100000))
