@@ -27,12 +27,12 @@ from fractions import Fraction
 from functools import lru_cache
 from importlib.resources import files
 from itertools import combinations
-from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import jsonschema
 
 from ..foundations.decimals import decimal_text
+from ..foundations.files import read_json
 from ..foundations.inputs import (
     SGM,
     InputError,
@@ -52,17 +52,12 @@ __all__ = [
     "dumps",
     "load",
     "check_certificate",
-    "CertificateError",
     "integrity_errors",
     "POLICY",
     "recompute",
     "compare",
     "self_consistency",
 ]
-
-
-class CertificateError(ValueError):
-    """A certificate file cannot be read as JSON at all (CLI exit 2)."""
 
 
 def canonical_bytes(cert: dict[str, Any]) -> bytes:
@@ -112,17 +107,10 @@ def dumps(obj: Any) -> str:
 
 
 def load(path: str | os.PathLike) -> Any:
-    """Parse a certificate file (one certificate or a JSON array of them)."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise CertificateError(f"cannot read {path}: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise CertificateError(f"{path} is not UTF-8 text") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise CertificateError(f"{path} is not JSON: {exc.msg} at line {exc.lineno}") from None
+    """Parse a certificate file (one certificate or a JSON array of them): the shared reader
+    (:func:`rdp_verify.foundations.files.read_json`: size, depth and encoding limits) refuses a file that is
+    not JSON in one line (:class:`~rdp_verify.foundations.inputs.InputError`)."""
+    return read_json(path, "file")
 
 
 # Every field of the format (rdp_verify.certificates.fields): recomputed and compared, or recorded only. A path

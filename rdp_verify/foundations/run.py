@@ -41,14 +41,13 @@ line naming what is missing; the proofs are in :mod:`rdp_verify.curves.replace_o
 
 from __future__ import annotations
 
-import csv
-import json
 import math
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from .files import read_csv, read_json
 from .inputs import (
     InputError,
     check_q,
@@ -121,8 +120,7 @@ class Phase:
         if self.sampler != "poisson" and b is None:
             raise InputError(f"sampler {self.sampler} needs 'batch_size' and 'dataset_size'")
         if self.sampler in PER_EPOCH and n % b:
-            raise InputError(f"sampler {self.sampler}: dataset_size={n} is not a multiple of batch_size={b} "
-                             "(each record in exactly one of N/b batches per epoch)")
+            raise InputError(_not_a_multiple(self.sampler, n, b))
         if self.sampler == "fixed" and self.neighbours == "add-remove":
             raise InputError(_FIXED_ADD_REMOVE)
 
@@ -158,6 +156,11 @@ class Phase:
         return cls(parse_q(fields["q"]), parse_run_sigma(fields["sigma"]), fields["steps"],
                    fields.get("sampler", "poisson"), fields.get("neighbours", "add-remove"),
                    fields.get("batch_size"), fields.get("dataset_size"))
+
+
+def _not_a_multiple(sampler: str, n: int, b: int) -> str:
+    return (f"sampler {sampler}: dataset_size={n} is not a multiple of batch_size={b} "
+            "(each record in exactly one of N/b batches per epoch)")
 
 
 def run_family(phases: Sequence[Phase]) -> str:
@@ -223,6 +226,8 @@ def _sampling(fields: Mapping[str, Any], sampler: str) -> tuple[Fraction, int | 
     b, size = parse_whole(batch, "batch_size"), parse_whole(n, "dataset_size")
     if b > size:
         raise InputError(f"batch_size={b} exceeds dataset_size={size}")
+    if sampler in PER_EPOCH and size % b:  # the real reason first, before any step count is derived from b/N
+        raise InputError(_not_a_multiple(sampler, size, b))
     if sampler != "poisson":  # the batch sizes are kept (and shown): no note on q
         return parse_q(f"{b}/{size}"), b, size, ""
     return parse_q(f"{b}/{size}"), None, None, f"q = {b}/{size}; "  # Poisson: b/N is the expected batch, q is kept
@@ -291,23 +296,12 @@ def parse_run(fields: Mapping[str, Any]) -> list[tuple[Phase, str]]:
 
 
 def load_rows(path: Path, key: str) -> list[Any]:
-    """The rows of a CSV file (by its ``.csv`` name) or a JSON list (or an object holding it under ``key``);
+    """The rows of a CSV file (by its ``.csv`` name) or a JSON list (or an object holding it under ``key``),
+    read by the shared readers (:mod:`rdp_verify.foundations.files`: size, depth, encoding and shape limits);
     numbers stay text, so 1e-5 is read exactly."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"cannot read {path}: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise InputError(f"{path} is not UTF-8 text") from None
     if path.suffix.lower() == ".csv":
-        rows = list(csv.DictReader(text.splitlines()))
-        if any(None in row for row in rows):
-            raise InputError(f"{path}: a row has more cells than the header")
-        return [{key.strip(): value for key, value in row.items()} for row in rows]
-    try:
-        data = json.loads(text, parse_float=str, parse_int=str)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{path} is neither CSV (by its .csv name) nor JSON: {exc.msg} at line {exc.lineno}") from None
+        return read_csv(path, f"{key} file")
+    data = read_json(path, f"{key} file", numbers_as_text=True)
     rows = data.get(key) if isinstance(data, dict) else data
     if not isinstance(rows, list):
         raise InputError(f"{path}: expected a JSON list of {key} or an object with a '{key}' list")

@@ -179,3 +179,9 @@ def test_the_row_limit(monkeypatch):
     assert len(parse_csv("a\n1\n2\n", "f")) == 2
     with pytest.raises(InputError, match="more than 2 rows"):
         parse_csv("a\n1\n2\n3\n", "f")
+
+
+@pytest.mark.parametrize("content", [DEEP["arrays"], BROKEN["truncated"], b"\xff\xfe", b'{"format": 1}'])
+def test_a_hostile_manifest_is_refused_in_one_line(tmp_path, capsys, content):
+    (tmp_path / "manifest.json").write_bytes(content)
+    assert_refused(main(["golden", "--verify", str(tmp_path)]), capsys.readouterr().err)

@@ -55,6 +55,11 @@ def test_epochs_of_a_per_epoch_sampler():
     ({"sampler": "shuffle", "q": "0.1", "sigma": 1, "steps": 5}, "sampler shuffle needs 'batch_size' and"),
     ({"sampler": "shuffle", "batch_size": 7, "dataset_size": 100, "sigma": 1, "steps": 5},
      "dataset_size=100 is not a multiple of batch_size=7"),
+    # issue 27: the real reason first (before: "epochs/q = 100/7 is not a whole number of steps")
+    ({"sampler": "shuffle", "batch_size": 7, "dataset_size": 100, "sigma": 1, "epochs": 1},
+     "dataset_size=100 is not a multiple of batch_size=7"),
+    ({"sampler": "balls-in-bins", "batch_size": 7, "dataset_size": 100, "sigma": 1, "epochs": 2},
+     "dataset_size=100 is not a multiple of batch_size=7"),
     ({"sampler": "bogus", "q": "0.1", "sigma": 1, "steps": 5}, "sampler='bogus' is not one of"),
     ({"neighbours": "swap", "q": "0.1", "sigma": 1, "steps": 5}, "neighbours='swap' is not one of"),
     ({"phases": [{"q": "0.1", "sigma": "1", "steps": "5"},
