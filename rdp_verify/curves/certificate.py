@@ -245,9 +245,9 @@ def verdict_of(quantity: str, bracket_json: dict[str, Any], cross: dict[str, Any
             return "partial", "lower end 0: delta(epsilon) > 0 holds but no positive lower bound was proven"
         if upper is not None and upper >= 1:
             return "partial", "upper end 1: no bound below the trivial one"
-    how = "within the tolerance" if bracket_json["tolerance_met"] else \
-        f"{bracket_json['shortfall']} times wider than the tolerance"
-    return "certified", f"both ends proven and finite, {how}"
+    # one meaning: both ends proven and finite; whether the tolerance was met is its own field
+    # (tolerance_met, shortfall) and its own line of the summary, never part of the verdict
+    return "certified", "both ends proven and finite"
 
 
 def settings_json(curves: Curves | GaussianCurve | PerEpochBounds) -> dict[str, Any]:

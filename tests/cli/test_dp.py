@@ -23,7 +23,7 @@ def test_summary(capsys):
     lines = out.splitlines()
     assert lines[0] == "run: q = 0.02, sigma = 1.5, steps = 300; delta = 0.000001"
     assert lines[1].startswith("epsilon in [") and "(proven; relative width" in lines[1]
-    assert "consistent" in out and lines[-1] == "verdict: certified (both ends proven and finite, within the tolerance)"
+    assert "consistent" in out and lines[-1] == "verdict: certified (both ends proven and finite)" and "  tolerance 0.001: met" in lines
 
 
 def test_json_out_and_check(capsys, tmp_path):
@@ -108,6 +108,14 @@ def test_gaussian_runs_are_in_closed_form(capsys):
     (RUN + ["--delta", "1e-50"], "below the supported minimum 1e-40"),
     (RUN + ["--epsilon", "-1"], "epsilon=-1 must be non-negative"),
     (RUN + ["--epsilon", "nan"], "not a number"),
+    # issue 27: negative numbers in every spelling reach the validator (before: "expected one argument")
+    (RUN + ["--delta", "-1e-5"], "delta=-1e-5 must lie strictly between 0 and 1"),
+    (RUN + ["--epsilon", "-2.5E1"], "epsilon=-2.5E1 must be non-negative"),
+    (RUN + ["--delta", "-1/100000"], "delta=-1/100000 must lie strictly between 0 and 1"),
+    (["--q", "-.5", "--sigma", "1.5", "--steps", "10", "--delta", "1e-5"], "q=-.5 is outside (0, 1]"),
+    (RUN + ["--delta", "1e-5", "--plot", "."], "is a directory"),
+    (["--sampler", "shuffle", "--batch-size", "7", "--dataset-size", "100", "--sigma", "1", "--epochs", "1",
+      "--delta", "1e-5"], "dataset_size=100 is not a multiple of batch_size=7"),
     (RUN + ["--delta", "1e-5", "--epsilon", "1"], "exactly one of --delta"),
     (RUN, "exactly one of --delta"),
     (["--q", "0.02", "--sigma", "1.5", "--steps", "2.5", "--delta", "1e-5"], "steps=2.5 must be a whole number"),

@@ -150,9 +150,10 @@ FINE = {"informative": True, "consistent": True, "epsilon": "1"}
 
 
 @pytest.mark.parametrize("quantity, bracket, verdict, reason", [
-    ("epsilon", _bracket("1", "1.001"), "certified", "within the tolerance"),
-    ("epsilon", _bracket("1", "2", False, "500"), "certified", "500 times wider"),
-    ("epsilon", _bracket("0", "0"), "certified", "within the tolerance"),  # ε = 0 proven exactly
+    ("epsilon", _bracket("1", "1.001"), "certified", "both ends proven and finite"),
+    # issue 27: certified means both ends proven and finite, met tolerance or not (its own field and line)
+    ("epsilon", _bracket("1", "2", False, "500"), "certified", "both ends proven and finite"),
+    ("epsilon", _bracket("0", "0"), "certified", "both ends proven and finite"),  # ε = 0 proven exactly
     ("epsilon", _bracket("1", None, False), "partial", "upper end"),
     ("epsilon", _bracket("0", "0.1", False), "partial", "lower end 0"),
     ("delta", _bracket("0", "1e-9", False), "partial", "lower end 0"),
@@ -160,7 +161,7 @@ FINE = {"informative": True, "consistent": True, "epsilon": "1"}
 ])
 def test_verdicts_follow_the_proof(quantity, bracket, verdict, reason):
     got, why = verdict_of(quantity, bracket, FINE)
-    assert got == verdict and reason in why
+    assert got == verdict and reason in why and "tolerance" not in why
     # an informative estimate that disagrees overrides everything; an uninformative one never decides
     assert verdict_of(quantity, bracket, {**FINE, "consistent": False})[0] == "inconsistent"
     assert verdict_of(quantity, bracket, {**FINE, "consistent": False, "informative": False})[0] == verdict
