@@ -185,12 +185,9 @@ def _confirmed(certs: list[Any]) -> str:
 
 
 def cmd_check(ns: argparse.Namespace) -> int:
-    from ..certificates.certificate import CertificateError, load
+    from ..certificates.certificate import load
 
-    try:
-        data = load(ns.file)
-    except CertificateError as exc:
-        raise UsageError(str(exc)) from None
+    data = load(ns.file)
     certs = data if isinstance(data, list) else [data]
     if not certs:
         raise UsageError(f"{ns.file} holds an empty list")
