@@ -1,6 +1,6 @@
 """``rdp-verify rdp``: proven ε_α of SG(q, σ) (optionally T-fold composed) at many orders, fast.
 
-The table, its proof and its re-verification are :mod:`rdp_verify.accounting.rdp_table`; ``--json`` prints
+The table, its proof and its re-verification are :mod:`rdp_verify.audit.rdp_table`; ``--json`` prints
 and ``--out`` writes the same sealed table, which ``rdp-verify check`` recomputes.
 """
 
@@ -13,7 +13,7 @@ from typing import Any
 
 from ..accounting.options import DPS
 from ..accounting.order_lists import ORDER_LISTS, parse_orders
-from ..accounting.rdp_table import PROOF, check_digits, rdp_table
+from ..audit.rdp_table import PROOF, check_digits, rdp_table
 from ..foundations.inputs import parse_dps, parse_q, parse_sigma, parse_steps
 from .common import emit
 
