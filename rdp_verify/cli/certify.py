@@ -158,6 +158,11 @@ def _check_any(cert: Any) -> list[str]:
     return _checks()[_format(cert)][0](cert)
 
 
+# what the confirmed line calls a sealed file of each format (certificates otherwise)
+_NOUNS = {"rdp_verify audit": "audit report", "rdp_verify canary audit": "canary audit report",
+          "rdp_verify rdp table": "RDP table"}
+
+
 def _confirmed(certs: list[Any]) -> str:
     """What was verified in confirmed certificates: the count of fields recomputed and compared, then by name the
     fields of these certificates re-derived from their own fields and those only recorded (patterns no field of
@@ -172,7 +177,9 @@ def _confirmed(certs: list[Any]) -> str:
         derived += [p for p in policy.present(cert, policy.derived) if p not in derived]
         recorded += [p for p in policy.present(cert, policy.not_verified) if p not in recorded]
     n = len(certs)
-    text = f"{n} certificate{'s' if n > 1 else ''}: schema, content hash"
+    nouns = {_NOUNS.get(_format(c), "certificate") for c in certs}
+    noun = nouns.pop() if len(nouns) == 1 else "sealed file"
+    text = f"{n} {noun}{'s' if n > 1 else ''}: schema, content hash"
     if verified:
         text += f", {verified} fields recomputed and compared"
     if derived:

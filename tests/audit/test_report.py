@@ -274,7 +274,7 @@ def test_bad_input_one_line_exit_2(capsys, args, message):
      "claim 1 (x): unknown field 'sigm'"),
     ('{"claims": []}', "holds no claims"),
     ('[{"q": "0.01", "sigma": "4", "steps": "100", "delta": "1e-5", "epsilon": "1", "orders": []}]', "orders is an empty list"),
-    ('{"claims": [', "neither CSV"),
+    ('{"claims": [', "is not JSON"),
     ('[{"q": "0.01", "sigma": "4", "steps": "100", "delta": "1e-5", "epsilon": "1", "accountant": "prv"}]',
      "accountant='prv' is not one of rdp, pld, all"),
     ('[{"q": "0.01", "sigma": "4", "steps": "100", "delta": "1e-5", "epsilon": "1"}, 7]', "claim 2: expected an object"),
@@ -300,7 +300,7 @@ def test_bad_claims_file_exit_2(capsys, tmp_path, content, message):
     code, out, err = run(capsys, "--claims", str(path))
     assert code == 2 and out == "" and err.count("\n") == 1 and message in err
     code, out, err = run(capsys, "--claims", str(tmp_path / "missing.json"))
-    assert code == 2 and "cannot read" in err
+    assert code == 2 and "no such file" in err
 
 
 def test_json_numbers_are_read_exactly(tmp_path):

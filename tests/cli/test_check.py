@@ -32,7 +32,7 @@ def written(capsys, tmp_path, *argv):
 
 def test_an_audit_report_is_confirmed_and_a_forgery_is_failed(capsys, tmp_path):
     path, report = written(capsys, tmp_path, "audit", *SMALL, "--epsilon", "1")
-    assert report.startswith(f"{path}: confirmed (1 certificate: schema, content hash, ")
+    assert report.startswith(f"{path}: confirmed (1 audit report: schema, content hash, ")
     data = json.loads(path.read_text())
     data["accountants"]["pld"]["margin"] = "0.95"
     data["content_hash"] = content_hash(data)
@@ -46,7 +46,7 @@ def test_a_claims_file_report_is_confirmed_report_by_report(capsys, tmp_path):
     claims.write_text("id,q,sigma,steps,delta,epsilon,accountant\na,0.01,4,100,1e-5,1,pld\n"
                       "b,0.02,2,50,1e-6,0.2,rdp\n")
     path, report = written(capsys, tmp_path, "audit", "--claims", str(claims))
-    assert report.startswith(f"{path}: confirmed (2 certificates: ")
+    assert report.startswith(f"{path}: confirmed (2 audit reports: ")
     data = json.loads(path.read_text())
     data[1]["verdict"] = "holds"  # b does not hold: 0.2 is below what RDP accounting proves
     data[1]["content_hash"] = content_hash(data[1])
@@ -68,7 +68,7 @@ def test_a_canary_audit_is_confirmed_without_its_csv(capsys, tmp_path):
 def test_an_rdp_table_is_confirmed(capsys, tmp_path):
     path, report = written(capsys, tmp_path, "rdp", "--q", "0.01", "--sigma", "1.1", "--orders", "2,8,32",
                            "--steps", "3")
-    assert report == (f"{path}: confirmed (1 certificate: schema, content hash, 21 fields recomputed and compared; "
+    assert report == (f"{path}: confirmed (1 RDP table: schema, content hash, 21 fields recomputed and compared; "
                       "recorded, not verified: software.*)\n")
 
 

@@ -147,7 +147,7 @@ def test_without_dask_cluster_gives_the_install_line(tmp_path):
     (["--verify", "x", "--out", "y"], "--verify DIR takes neither --grid nor --out"),
     (["--sample", "3"], "--sample goes with --verify"),
     (["--verify", "{tmp}", "--sample", "-1"], "--sample -1: must be at least 0"),
-    (["--verify", "{tmp}"], "manifest.json: no such manifest"),
+    (["--verify", "{tmp}"], "manifest.json: no such file"),
 ])
 def test_dataset_usage_errors(tmp_path, capsys, argv, message):
     code, out, err = run(capsys, "golden", *[a.format(tmp=tmp_path) for a in argv])
