@@ -14,10 +14,7 @@ Needs the optional peer: pip install 'rdp_verify[peers]'.
 
 from __future__ import annotations
 
-import argparse
-import sys
-
-from bench_pld import best  # the best-of-N timer (benchmarks/ is the script's own folder)
+from bench_pld import best, have_dp_accounting, repeat_parser  # benchmarks/ is the script's own folder
 
 from rdp_verify.accountants import ledger
 from rdp_verify.accountants.dp_accounting_api import CertifiedPldAccountant
@@ -26,15 +23,11 @@ Q, SIGMA, STEPS, DELTA, EPSILON = 256 / 60000, 1.1, 14063, 1e-5, 2.38
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--repeat", type=int, default=3)
-    args = parser.parse_args()
-    try:
-        from dp_accounting import dp_event
-        from dp_accounting.pld import pld_privacy_accountant
-    except ImportError:
-        print("dp_accounting is not installed: pip install 'rdp_verify[peers]'", file=sys.stderr)
+    args = repeat_parser(__doc__).parse_args()
+    if not have_dp_accounting():
         return 2
+    from dp_accounting import dp_event
+    from dp_accounting.pld import pld_privacy_accountant
     step = dp_event.PoissonSampledDpEvent(Q, dp_event.GaussianDpEvent(SIGMA))
 
     def ours(question: str) -> float:

@@ -43,18 +43,32 @@ def peak_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def repeat_parser(doc: str) -> argparse.ArgumentParser:
+    """The benchmarks' parser: the script's docstring and ``--repeat`` (best of N runs)."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=3)
+    return parser
+
+
+def have_dp_accounting() -> bool:
+    """Whether the peer is installed; if not, says how to install it (the benchmark then exits 2)."""
+    try:
+        import dp_accounting.pld  # noqa: F401
+    except ImportError:
+        print("dp_accounting is not installed: pip install 'rdp_verify[peers]'", file=sys.stderr)
+        return False
+    return True
+
+
+def main() -> int:
+    parser = repeat_parser(__doc__)
     parser.add_argument("--scaling", action="store_true", help="also time T up to 1e6 and delta down to 1e-30")
     parser.add_argument("--neighbours", choices=("add-remove", "replace-one"), default="add-remove")
     args = parser.parse_args()
-    try:
-        from dp_accounting import dp_event, privacy_accountant
-        from dp_accounting.pld import pld_privacy_accountant
-    except ImportError:
-        print("dp_accounting is not installed: pip install 'rdp_verify[peers]'", file=sys.stderr)
+    if not have_dp_accounting():
         return 2
+    from dp_accounting import dp_event, privacy_accountant
+    from dp_accounting.pld import pld_privacy_accountant
     phases = [Phase(Q, SIGMA, STEPS, neighbours=args.neighbours)]
     relation = {"add-remove": "ADD_OR_REMOVE_ONE", "replace-one": "REPLACE_ONE"}[args.neighbours]
     full_time, full = best(lambda: bracket(phases, delta=DELTA), 1)

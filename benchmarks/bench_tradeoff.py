@@ -16,12 +16,11 @@ pip install 'rdp_verify[peers]'.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from fractions import Fraction
 
 import numpy as np
-from bench_pld import best  # the best-of-N timer (benchmarks/ is the script's own folder)
+from bench_pld import best, have_dp_accounting, repeat_parser  # benchmarks/ is the script's own folder
 
 from rdp_verify.curves.accountant import bracket, compose_run
 from rdp_verify.foundations.run import Phase
@@ -32,15 +31,11 @@ FPRS = [Fraction(1, 10**k) for k in range(1, 7)]
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--repeat", type=int, default=3)
-    args = parser.parse_args()
-    try:
-        from dp_accounting import dp_event, privacy_accountant
-        from dp_accounting.pld import pld_privacy_accountant
-    except ImportError:
-        print("dp_accounting is not installed: pip install 'rdp_verify[peers]'", file=sys.stderr)
+    args = repeat_parser(__doc__).parse_args()
+    if not have_dp_accounting():
         return 2
+    from dp_accounting import dp_event, privacy_accountant
+    from dp_accounting.pld import pld_privacy_accountant
     phases = [Phase(Q, SIGMA, STEPS)]
     settings = bracket(phases, delta=Fraction(1, 10**9)).curves.settings  # the grid `rdp-verify tradeoff` uses
     h = settings.grid_step

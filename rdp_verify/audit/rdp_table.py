@@ -17,10 +17,10 @@ from fractions import Fraction
 from typing import Any, Sequence
 
 from .. import __version__
+from ..accounting.order_lists import parse_orders
 from ..certificates.fields import FieldPolicy
 from ..foundations.decimals import interval_json
 from ..foundations.inputs import InputError, fraction_text, parse_dps, parse_q, parse_sigma, parse_steps
-from ..accounting.order_lists import parse_orders
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "SCHEMA", "POLICY", "PROOF", "rdp_table", "check_rdp_table", "check_digits", "recompute"]
 

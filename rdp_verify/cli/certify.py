@@ -46,11 +46,11 @@ def cmd_certify(ns: argparse.Namespace) -> int:
 
 def _checks() -> dict[str, tuple[Callable[[Any], list[str]], Any]]:
     """Every sealed format check accepts: its check and its field lists (imported on first use: start-up stays light)."""
+    from ..audit.check import POLICY as AUDIT_POLICY
+    from ..audit.check import check_audit_report
     from ..audit.rdp_table import FORMAT as RDP_TABLE_FORMAT
     from ..audit.rdp_table import POLICY as RDP_TABLE_POLICY
     from ..audit.rdp_table import check_rdp_table
-    from ..audit.check import POLICY as AUDIT_POLICY
-    from ..audit.check import check_audit_report
     from ..audit.report import FORMAT as AUDIT_FORMAT
     from ..calibration.certificate import FORMAT as CALIBRATION_FORMAT
     from ..calibration.certificate import POLICY as CALIBRATION_POLICY

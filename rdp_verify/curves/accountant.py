@@ -51,9 +51,9 @@ from __future__ import annotations
 
 import math
 import time
-from functools import lru_cache
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any, Callable, Iterable, Sequence
 
 import mpmath

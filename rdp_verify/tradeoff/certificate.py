@@ -19,7 +19,6 @@ from .. import __version__
 from ..certificates.certificate import check_against, seal
 from ..certificates.fields import FieldPolicy
 from ..curves.accountant import Settings, compose_run, delta_bracket
-from ..curves.options import DEFAULT_TOLERANCE
 from ..curves.certificate import (
     ASSUMPTIONS_BY_FAMILY,
     interval_text,
@@ -32,6 +31,7 @@ from ..curves.certificate import (
     PROOFS as CURVE_PROOFS,
 )
 from ..curves.gaussian import GaussianCurve
+from ..curves.options import DEFAULT_TOLERANCE
 from ..curves.per_epoch import PerEpochBounds
 from ..foundations.decimals import decimal_text
 from ..foundations.inputs import check_tolerance, fraction_text, parse_rational

@@ -6,9 +6,9 @@ from fractions import Fraction
 import pytest
 from mutations import assert_every_field_checked, edited
 
-from rdp_verify.audit import rdp_table as table_module
 from rdp_verify.accounting.order_lists import ORDER_LISTS
 from rdp_verify.audit import check as audit_check
+from rdp_verify.audit import rdp_table as table_module
 from rdp_verify.audit.claims import Claim, parse_claim
 from rdp_verify.audit.report import SCHEMA as AUDIT_SCHEMA
 from rdp_verify.audit.report import audit_claim
