@@ -310,6 +310,14 @@ def test_json_numbers_are_read_exactly(tmp_path):
     assert claim.phases[0].q == Fraction(1, 10) and claim.delta == Fraction(1, 10**5) and claim.epsilon_text == "2.5"
 
 
+def test_a_claims_csv_saved_with_a_byte_order_mark_is_read(tmp_path):
+    # issue 27: the BOM made the first column "\ufeffid", an unknown field
+    plain = "id,q,sigma,steps,delta,epsilon\na,0.1,1.1,3,1e-5,2.5\n"
+    (tmp_path / "plain.csv").write_text(plain)
+    (tmp_path / "bom.csv").write_bytes(b"\xef\xbb\xbf" + plain.encode())
+    assert read_claims(tmp_path / "bom.csv") == read_claims(tmp_path / "plain.csv")
+
+
 # ---- audits that name the sampler
 
 SHUFFLED = ["--sampler", "shuffle", "--batch-size", "250", "--dataset-size", "60000", "--sigma", "1.3",
