@@ -239,10 +239,16 @@ def register(sub: Any) -> None:
         help="validate a certificate file, recompute it and compare every field",
         description=(
             "Validate FILE (one certificate or a JSON array) against the shipped JSON Schema,\n"
-            "verify its content hash, recompute it from its inputs and compare every field\n"
-            "(those only recorded, such as software versions, are listed), or name each field\n"
-            "that fails. Works for what certify, dp, calibrate, cdp, tradeoff, audit (claims, claims\n"
-            "files and canaries) and rdp write with --json or --out; any other JSON is refused (exit 2)."
+            "verify its content hash, recompute it from its inputs and compare every field exactly\n"
+            "(those re-derived from the file's own fields and those only recorded, such as software\n"
+            "versions, are named), or name each field that fails. Works for what certify, dp,\n"
+            "calibrate, cdp, tradeoff, audit (claims, claims files and canaries) and rdp write with\n"
+            "--json or --out."
+        ),
+        epilog=(
+            "Exit codes: 0 confirmed, 1 a field fails (FAILED lines), 2 refused: not JSON, not one\n"
+            "of these formats, beyond the readers' limits (docs/cli.md), or recorded settings asking\n"
+            "for more work than the commands ever do (docs/certificates.md)."
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
