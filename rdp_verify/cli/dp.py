@@ -86,7 +86,7 @@ def run_text(phases: list[tuple[Phase, str]]) -> str:
 
 HOW = {"discrete pairs": "grid step {grid_step}", "closed form": "closed form of the Gaussian mechanism",
        "per-epoch bounds": ("upper: no amplification, the Gaussian mechanism once per epoch; lower: an explicit "
-                            "pair of datasets, a test on each epoch's largest step")}
+                            "pair of datasets, the composed law of each epoch's largest step")}
 
 
 def _upper_key(interval: dict[str, Any]) -> Fraction:

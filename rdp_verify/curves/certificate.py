@@ -54,7 +54,7 @@ from .accountant import (
 from .crosscheck import Estimate, estimate_delta
 from .discretize import TooManyPoints, grid_points, grid_range, precision
 from .gaussian import GaussianCurve, is_gaussian_run
-from .per_epoch import PerEpochBounds, Test, is_per_epoch_run
+from .per_epoch import Composed, PerEpochBounds, Test, is_per_epoch_run
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "SCHEMA", "POLICY", "NOT_VERIFIED", "DERIVED", "LIMITS", "check_limits", "certify_run", "certificate_of",
            "check_run_certificate", "recompute", "compare", "self_consistency", "verdict_of", "DIGITS",
@@ -143,9 +143,11 @@ PROOFS = {
                   "(2018, Theorem 8), evaluated in Arb."),
         "lower": ("An explicit pair of neighbouring datasets (after Chua et al. 2024, ICML, Section 4): constant "
                   "gradients, every other record's gradient c, the differing record's 1 against 0 (zero-out) or -1 "
-                  "(replace-one). The count of full epochs whose largest noisy step sum exceeds a threshold is "
-                  "Binomial with exact success probabilities; a test on it bounds delta(epsilon) from below. "
-                  "Binomial tails by Arb's regularized incomplete beta; settings.lower_tests records the tests."),
+                  "(replace-one). The larger of two post-processings of the run's output: the composed laws of the "
+                  "full epochs' largest noisy step sums, binned (Chua et al. 2024, NeurIPS, Section 3; bin masses in "
+                  "Arb, P-masses and losses rounded down, composed by exact integer convolution with products "
+                  "rounded down; settings.lower_composed), and the count of full epochs whose largest sum exceeds a "
+                  "threshold, Binomial with tails by Arb's regularized incomplete beta (settings.lower_tests)."),
         "directions": "both orders of the pair are tried; the upper end is symmetric",
     },
     "closed form": {
@@ -252,8 +254,10 @@ def verdict_of(quantity: str, bracket_json: dict[str, Any], cross: dict[str, Any
 
 def settings_json(curves: Curves | GaussianCurve | PerEpochBounds) -> dict[str, Any]:
     if isinstance(curves, PerEpochBounds):
+        composed = curves.given_composed if curves.given is not None else curves.composed
         return {"mu_squared_upper": fraction_text(curves.mu_squared),
-                "lower_tests": [t.to_json() for t in (curves.given if curves.given is not None else curves.tests)]}
+                "lower_tests": [t.to_json() for t in (curves.given if curves.given is not None else curves.tests)],
+                **({} if composed is None else {"lower_composed": composed.to_json()})}
     if isinstance(curves, GaussianCurve):
         return {"mu_squared": fraction_text(curves.mu_squared)}
     s = curves.settings
@@ -311,7 +315,7 @@ def certificate_of(result: Bracket, *, delta: Fraction | None = None, epsilon: F
     """Cross-check a computed bracket and seal it (see :func:`certify_run`)."""
     tolerance = Fraction(tolerance)
     if isinstance(result.curves, PerEpochBounds):  # the cross-check point uses the bracket's own tests
-        result.curves.given = tuple(result.curves.tests)
+        result.curves.freeze()
     point = _check_point(result, epsilon)
     proven = _proven_at(result, point, given_epsilon=epsilon is not None)
     reference = delta if delta is not None else proven[0]
@@ -447,7 +451,12 @@ def settings_from_json(phases: Sequence[Phase], s: dict[str, Any],
                            parse_rational(t["others_gradient"], "others_gradient")) for t in s["lower_tests"])
         if not is_per_epoch_run(phases) or is_gaussian_run(phases) or any(t.phase >= len(phases) for t in tests):
             raise InputError("settings: lower tests for a run that is not bracketed by per-epoch bounds")
-        return PerEpochBounds(phases, given=tests)
+        c = s.get("lower_composed")
+        composed = None if c is None else Composed(
+            c["order"], parse_rational(c["others_gradient"], "others_gradient"),
+            parse_rational(c["lowest_edge"], "lowest_edge"), parse_rational(c["bin_width"], "bin_width"), c["edges"],
+            parse_rational(c["grid_step"], "grid_step"), c["fixed_point_bits"]).checked(phases)
+        return PerEpochBounds(phases, given=tests, given_composed=composed)
     if "mu_squared" in s:
         if not is_gaussian_run(phases):
             raise InputError("settings: a closed form for a run that is not the Gaussian mechanism (q = 1)")

@@ -64,11 +64,12 @@ from typing import Any, Sequence
 from flint import arb, ctx
 
 from ..foundations.inputs import InputError, fraction_text
-from ..foundations.results import arb_to_bounded, to_arb
+from ..foundations.results import arb_to_bounded, lower_end, to_arb
 from ..foundations.run import Phase
+from .compose import PLD, Budget, compose, delta_at, products_needed
 from .gaussian import GaussianCurve
 
-__all__ = ["PerEpochBounds", "is_per_epoch_run", "Test"]
+__all__ = ["PerEpochBounds", "is_per_epoch_run", "Test", "Composed", "composed_pld"]
 
 _PREC = 256
 _TAUS = 161  # thresholds tried by the search (a heuristic: any τ gives a proven bound)
@@ -224,6 +225,171 @@ def _search(p: Phase, index: int, delta: float | None, epsilon: float | None) ->
             for _, test in sorted((st for st in scored if st[1].order == order), key=lambda st: -st[0])[:_KEEP]]
 
 
+# -- the composed law of each epoch's maximum (Chua et al., NeurIPS 2024) ------------------------------------
+
+_BIN_WIDTH = Fraction(1, 64)  # bins of an epoch's maximum, in units of σ (a finer one gains < 10^-4: the tests)
+_LOSS_STEP = Fraction(1, 4096)  # h: every epoch's loss is rounded down by less than h
+_COARSE = (Fraction(1, 8), Fraction(1, 64))  # bin width and loss step of the search over c and the order
+_CUT = 2**24  # mass a composition may cut, in units of 2^-bits: about 2^-40 of δ's scale (accountant._bits_for)
+_DELTA_BITS = 192  # fixed-point bits of δ(ε) queries (ε(δ) queries: accountant._bits_for(δ))
+_LIMITS = {"edges": 8192, "grid_step": Fraction(1, 2**16), "bits": (64, 288)}  # beyond any run's own (check)
+
+
+@dataclass(frozen=True)
+class Composed:
+    """The composed-maximum lower bound's settings: the ordered pair (``order`` "forward": the differing record's
+    gradient 1 first; "reverse": g' first) with every other record's gradient ``others``, each phase's epoch
+    maximum binned at the edges τ_j = σ_i·(lowest + j·width), j < ``edges``, losses on the grid
+    ``grid_step``·ℤ, masses in units of 2^−``bits`` (module docstring of :func:`composed_pld`)."""
+
+    order: str
+    others: Fraction
+    lowest: Fraction
+    width: Fraction
+    edges: int
+    grid_step: Fraction
+    bits: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"order": self.order, "others_gradient": fraction_text(self.others),
+                "lowest_edge": fraction_text(self.lowest), "bin_width": fraction_text(self.width),
+                "edges": self.edges, "grid_step": fraction_text(self.grid_step), "fixed_point_bits": self.bits}
+
+    def checked(self, phases: Sequence[Phase]) -> "Composed":
+        """These settings, or InputError when they do not fit the run or ask for more work than any run does."""
+        low, high = _LIMITS["bits"]
+        if not (self.order in ("forward", "reverse") and self.width > 0 and 2 <= self.edges <= _LIMITS["edges"]
+                and self.grid_step >= _LIMITS["grid_step"] and low <= self.bits <= high):
+            raise InputError("settings: lower_composed asks for more work than any run (edges, grid_step, bits) "
+                             "or is malformed")
+        if any(self.others not in _others(p) and not (p.sampler == "shuffle" and -1 <= self.others <= 1)
+               for p in phases):
+            raise InputError(f"others_gradient={self.others} is not a valid choice for every phase's sampler")
+        return self
+
+
+def _edge_range(phases: Sequence[Phase], c: Fraction, width: Fraction, bits: int) -> tuple[Fraction, Fraction, int]:
+    """(lowest, width, edges): bin edges in units of σ on the ``width`` lattice covering every phase's maximum under
+    both datasets but for tails below 2^−bits (union bounds; mpmath; a heuristic: any edges give a proven bound)."""
+    import mpmath
+
+    with mpmath.workdps(30):
+        tiny, z_lo, z_hi = mpmath.mpf(2) ** -bits, mpmath.inf, -mpmath.inf
+        for p in phases:
+            s, t = mpmath.mpf(p.sigma.numerator) / p.sigma.denominator, p.batches_per_epoch
+            for m in _shifts(p, c):
+                shift = mpmath.mpf(m.numerator) / m.denominator / s
+                # P(M ≤ σz) ≤ Φ(z)^(t−1)·Φ(z − m/σ), P(M > σz) ≤ (t − 1)Φ̄(z) + Φ̄(z − m/σ), both monotone in z
+                low = _bisect(lambda z: mpmath.ncdf(z) ** (t - 1) * mpmath.ncdf(z - shift) <= tiny, -80, 80)
+                high = _bisect(lambda z: (t - 1) * mpmath.ncdf(-z) + mpmath.ncdf(shift - z) > tiny, -80, 80)
+                z_lo, z_hi = min(z_lo, low), max(z_hi, high)
+        first = int(mpmath.floor(z_lo / (mpmath.mpf(width.numerator) / width.denominator)))
+        last = int(mpmath.ceil(z_hi / (mpmath.mpf(width.numerator) / width.denominator)))
+    return first * width, width, last - first + 1
+
+
+def _bisect(true_below: Any, a: float, b: float) -> Any:
+    """The switch point of a predicate true at ``a`` and false at ``b`` (80 halvings)."""
+    for _ in range(80):
+        mid = (a + b) / 2
+        a, b = (mid, b) if true_below(mid) else (a, mid)
+    return (a + b) / 2
+
+
+@lru_cache(maxsize=64)
+def composed_pld(phases: tuple[Phase, ...], comp: Composed) -> PLD | None:
+    """The privacy-loss distribution of the E_i full epochs of every phase, each epoch's maximum binned: a
+    lower-bound PLD (:mod:`rdp_verify.curves.compose`, rounding "down"); None when no phase has a full epoch.
+
+    Chua, Ghazi, Kamath, Kumar, Manurangsi, Sinha, Zhang, "Scalable DP-SGD: Shuffling vs. Poisson
+    Subsampling" (NeurIPS 2024, arXiv 2411.04205, Section 3) bound shuffled DP-SGD from below by the
+    hockey-stick divergence of the composed laws of the epochs' maxima. Here: in each full epoch the binned
+    maximum B (the cell of M among the edges) is a post-processing of that epoch's output, and under either
+    dataset the epochs are independent (a fresh permutation or allocation each), so the E-fold product of the
+    binned one-epoch pair is a post-processing of the run's output and its hockey-stick divergence (1) of
+    compose.py, δ(ε) = Σ_o p(o)·(1 − e^{ε − ℓ(o)})_+ over composed outcomes o with loss ℓ = Σ of the epochs'
+    ℓ_j = log(p_j/q_j), is a lower bound of the run's δ(ε) (data processing inequality for the hockey-stick
+    divergence; Dong, Roth, Su 2022, Lemma 2.9 for trade-off functions). Each cell's masses
+    p_j = F_m(τ_{j+1}) − F_m(τ_j) and q_j (F_m of the module docstring, exact) are Arb balls; (1) is
+    increasing in every P-mass and every loss, so **rounding down** keeps it a lower bound: the P-mass to
+    ⌊2^bits·lower(p_j)⌋, the loss to the grid point below lower(log lower(p_j) − log upper(q_j)) (a cell whose
+    p_j is not proven positive is dropped). The composition (exact integer convolution, products rounded
+    down, mass cut off dropped: compose.py's lower-bound contract) then only lowers (1) further, and its
+    losses are sums of rounded-down losses. The order "reverse" swaps the pair (p_j ↔ q_j): both orders of
+    neighbouring datasets bound δ(ε) from below.
+    """
+    parts, scale = [], arb(2) ** comp.bits
+    with ctx.workprec(comp.bits + 128):
+        h = to_arb(comp.grid_step)
+        for p in phases:
+            if p.epochs[0] < 1:
+                continue
+            s, t = to_arb(p.sigma), p.batches_per_epoch
+            m1, m0 = _shifts(p, comp.others)
+            if comp.order == "reverse":
+                m1, m0 = m0, m1
+            taus = [s * to_arb(comp.lowest + j * comp.width) for j in range(comp.edges)]
+
+            def cells(m: Fraction) -> list[arb]:
+                cdf = [arb(0)] + [_phi(tau / s) ** (t - 1) * _phi((tau - to_arb(m)) / s) for tau in taus] + [arb(1)]
+                return [b - a for a, b in zip(cdf, cdf[1:])]
+
+            masses: dict[int, int] = {}
+            for pj, qj in zip(cells(m1), cells(m0)):
+                if not pj.lower() > 0:
+                    continue
+                loss = (arb(pj.lower()).log() - arb(qj.upper()).log()).lower()
+                k = int((arb(loss) / h).lower().floor().unique_fmpz())
+                masses[k] = masses.get(k, 0) + int((arb(pj.lower()) * scale).lower().floor().unique_fmpz())
+            first = min(masses)
+            parts.append((PLD.from_masses([masses.get(k, 0) for k in range(first, max(masses) + 1)], first, 0,
+                                          comp.bits, comp.grid_step, "down"), p.epochs[0]))
+    if not parts:
+        return None
+    epochs = [e for _, e in parts]
+    return compose(parts, Budget(_CUT, sum(epochs), products_needed(epochs)))
+
+
+def _composed_delta(phases: tuple[Phase, ...], comp: Composed, epsilon: Fraction) -> Fraction:
+    """A proven lower bound of δ(ε): (1) of :func:`composed_pld`'s PLD at ε, its ball's lower end."""
+    pld = composed_pld(phases, comp)
+    if pld is None:
+        return Fraction(0)
+    return max(Fraction(0), lower_end(delta_at(pld, epsilon, comp.bits + 64)))
+
+
+def _composed_epsilon(phases: tuple[Phase, ...], comp: Composed, delta: Fraction) -> Fraction:
+    """A proven lower bound of ε(δ): an ε at which :func:`_composed_delta` is proven above δ (0 if none)."""
+    from .accountant import _verified_root  # noqa: PLC0415 (accountant imports this module)
+
+    pld = composed_pld(phases, comp)
+    if pld is None:
+        return Fraction(0)
+    with ctx.workprec(comp.bits + 64):
+        return _verified_root(pld, delta, comp.bits + 64, "lower")
+
+
+def _choose(phases: tuple[Phase, ...], delta: Fraction | None, epsilon: Fraction | None) -> Composed:
+    """The composed bound's settings for a query: the order and the others' gradient c that do best at the coarse
+    bins and grid :data:`_COARSE` (the same proven computation, cheaper: a heuristic, any choice is a bound),
+    then the fine bins :data:`_BIN_WIDTH` and grid :data:`_LOSS_STEP`."""
+    from .accountant import _bits_for  # noqa: PLC0415 (accountant imports this module)
+
+    bits = _DELTA_BITS if delta is None else _bits_for(delta)
+    choices = [c for c in _OTHERS if all(c in _others(p) for p in phases)]
+    best: tuple[Fraction, str, Fraction] | None = None
+    width, step = _COARSE
+    for c in choices:
+        for order in ("forward", "reverse"):
+            comp = Composed(order, c, *_edge_range(phases, c, width, bits), step, bits)
+            value = _composed_epsilon(phases, comp, delta) if delta is not None else \
+                _composed_delta(phases, comp, epsilon)
+            if best is None or value > best[0]:
+                best = (value, order, c)
+    _, order, c = best
+    return Composed(order, c, *_edge_range(phases, c, _BIN_WIDTH, bits), _LOSS_STEP, bits)
+
+
 @dataclass
 class PerEpochBounds:
     """The proven bracket of a shuffled or balls-in-bins run (module docstring): ``upper`` is the
@@ -231,7 +397,9 @@ class PerEpochBounds:
 
     phases: tuple[Phase, ...]
     given: tuple[Test, ...] | None = None  # tests to use instead of searching (a certificate's, re-checked)
+    given_composed: Composed | None = None  # with ``given``: the composed bound to use (None: none)
     tests: list[Test] = field(default_factory=list)  # the tests behind the last bound computed
+    composed: Composed | None = None  # the composed bound's settings behind the last bound computed
 
     def __post_init__(self) -> None:
         self.upper = GaussianCurve(_upper_phases(self.phases))
@@ -239,6 +407,15 @@ class PerEpochBounds:
     @property
     def mu_squared(self) -> Fraction:
         return self.upper.mu_squared
+
+    def freeze(self) -> None:
+        """Use the tests and composed bound of the last bound computed from now on (a certificate records them)."""
+        self.given, self.given_composed = tuple(self.tests), self.composed
+
+    def _composed_for(self, delta: Fraction | None, epsilon: Fraction | None) -> Composed | None:
+        if self.given is not None:
+            return self.given_composed
+        return _choose(self.phases, delta, epsilon) if any(p.epochs[0] >= 1 for p in self.phases) else None
 
     def _candidates(self, delta: Fraction | None, epsilon: Fraction | None) -> list[tuple[Phase, Test]]:
         if self.given is not None:
@@ -251,7 +428,8 @@ class PerEpochBounds:
         return out
 
     def delta_bounds(self, epsilon: Fraction) -> tuple[Fraction, Fraction]:
-        """Proven [δ_lower, δ_upper] at ε: the best test's P(A) − e^ε·P'(A) (Arb, lower end), and the Gaussian."""
+        """Proven [δ_lower, δ_upper] at ε: the larger of the composed maxima's δ (:func:`composed_pld`) and the best
+        test's P(A) − e^ε·P'(A) (Arb, lower ends), and the Gaussian."""
         upper = self.upper.delta_bounds(epsilon)[1]
         chosen = self._candidates(None, epsilon)
         lower, used = Fraction(0), []
@@ -262,7 +440,9 @@ class PerEpochBounds:
                 value = arb_to_bounded(a - x * b).lower
                 if value > lower:
                     lower, used = value, [test]
-        self.tests = used
+        self.tests, self.composed = used, self._composed_for(None, epsilon)
+        if self.composed is not None:
+            lower = max(lower, _composed_delta(self.phases, self.composed, epsilon))
         return min(lower, upper), upper
 
     def attack_points(self, epsilons: Sequence[Fraction]) -> list[tuple[Fraction, Fraction]]:
@@ -283,8 +463,8 @@ class PerEpochBounds:
         return points
 
     def epsilon_bounds(self, delta: Fraction) -> tuple[Fraction, Fraction]:
-        """Proven [ε_lower, ε_upper] at δ: max over tests of log((P(A) − δ)/P'(A)) (Arb, lower end; 0 if none
-        exceeds δ), and the Gaussian's ε."""
+        """Proven [ε_lower, ε_upper] at δ: the larger of the composed maxima's ε (:func:`composed_pld`) and the
+        best test's log((P(A) − δ)/P'(A)) (Arb, lower ends; 0 if none exceeds δ), and the Gaussian's ε."""
         upper = self.upper.epsilon_bounds(delta)[1]
         chosen = self._candidates(delta, None)
         lower, used = Fraction(0), []
@@ -297,7 +477,9 @@ class PerEpochBounds:
                 value = arb_to_bounded(((a - d) / b).log()).lower
                 if value > lower:
                     lower, used = value, [test]
-        self.tests = used
+        self.tests, self.composed = used, self._composed_for(delta, None)
+        if self.composed is not None:
+            lower = max(lower, _composed_epsilon(self.phases, self.composed, delta))
         if lower > upper:
             raise ArithmeticError("the shuffle lower bound exceeds the no-amplification upper bound: a bug")
         return lower, upper
