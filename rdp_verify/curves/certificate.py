@@ -55,6 +55,7 @@ from .crosscheck import Estimate, estimate_delta
 from .discretize import TooManyPoints, grid_points, grid_range, precision
 from .gaussian import GaussianCurve, is_gaussian_run
 from .per_epoch import Composed, PerEpochBounds, Test, is_per_epoch_run
+from .random_allocation import ORDERS, applies
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "SCHEMA", "POLICY", "NOT_VERIFIED", "DERIVED", "LIMITS", "check_limits", "certify_run", "certificate_of",
            "check_run_certificate", "recompute", "compare", "self_consistency", "verdict_of", "DIGITS",
@@ -74,7 +75,7 @@ MECHANISM = "adaptive composition of the Sampled Gaussian Mechanism SG_{q,sigma}
 # machines); the fields judged from it (DERIVED) are re-derived from the recorded numbers
 NOT_VERIFIED = ("software.rdp_verify", "work.refinements.**", "cross_check.estimate.value",
                 "cross_check.estimate.error_bound", "cross_check.details.saddle_point",
-                "cross_check.details.cut", "cross_check.details.mu")
+                "cross_check.details.cut", "cross_check.details.mu", "cross_check.details.remove_order")
 DERIVED = ("cross_check.consistent", "cross_check.informative", "verdict", "verdict_reason")
 
 ASSUMPTIONS_BY_FAMILY: dict[str, dict[str, str]] = {}  # filled below ASSUMPTIONS (the Poisson add/remove default)
@@ -109,6 +110,17 @@ ASSUMPTIONS_BY_FAMILY.update({
                         "the lower end assumes a fresh permutation or allocation each epoch"),
     },
 })
+
+RANDOM_ALLOCATION_PROOF = (
+    "Random allocation (balls-in-bins, zero-out neighbours), below the no-amplification bound: the larger of two "
+    "directions. Remove: the Renyi divergence of one epoch at the integer order settings.upper_random_allocation_order "
+    "is at most log(t^-alpha alpha! [x^alpha] C(x)^t)/(alpha - 1), C(x) = sum_k e^(k(k-1)/(2 sigma^2)) x^k/k!, the sum "
+    "over partitions of alpha of Feldman and Shenfeld 2025 (arXiv 2502.08202, Section 6), the adaptive case reduced "
+    "to it step by step (rdp_verify.curves.random_allocation); epochs and phases compose additively (Mironov 2017, "
+    "Proposition 1), converted by Balle et al. 2020, Theorem 21; enclosed in Arb, rounded up. Add: by the "
+    "arithmetic-geometric mean inequality the loss is at most a Gaussian mechanism's with mu^2 = sum E_i/(t_i "
+    "sigma_i^2) plus sum E_i (1 - 1/t_i)/(2 sigma_i^2) (Dong, Roth, Su 2022, Corollary 3.3; Balle & Wang 2018, "
+    "Theorem 8, in Arb).")
 
 PROOFS = {
     "discrete pairs": {
@@ -257,7 +269,8 @@ def settings_json(curves: Curves | GaussianCurve | PerEpochBounds) -> dict[str, 
         composed = curves.given_composed if curves.given is not None else curves.composed
         return {"mu_squared_upper": fraction_text(curves.mu_squared),
                 "lower_tests": [t.to_json() for t in (curves.given if curves.given is not None else curves.tests)],
-                **({} if composed is None else {"lower_composed": composed.to_json()})}
+                **({} if composed is None else {"lower_composed": composed.to_json()}),
+                **({} if curves.upper_order is None else {"upper_random_allocation_order": curves.upper_order})}
     if isinstance(curves, GaussianCurve):
         return {"mu_squared": fraction_text(curves.mu_squared)}
     s = curves.settings
@@ -271,6 +284,8 @@ def settings_json(curves: Curves | GaussianCurve | PerEpochBounds) -> dict[str, 
 def _proofs(result: Bracket) -> dict[str, str]:
     if result.method == "discrete pairs" and run_family(result.curves.phases) == "replace-one":
         return PROOFS["discrete pairs (replace-one)"]
+    if isinstance(result.curves, PerEpochBounds) and result.curves.upper_order is not None:
+        return {**PROOFS[result.method], "upper": RANDOM_ALLOCATION_PROOF}
     return PROOFS[result.method]
 
 
@@ -316,6 +331,7 @@ def certificate_of(result: Bracket, *, delta: Fraction | None = None, epsilon: F
     tolerance = Fraction(tolerance)
     if isinstance(result.curves, PerEpochBounds):  # the cross-check point uses the bracket's own tests
         result.curves.freeze()
+        result.curves.freeze_upper()  # the random-allocation order, if it decided the upper end
     point = _check_point(result, epsilon)
     proven = _proven_at(result, point, given_epsilon=epsilon is not None)
     reference = delta if delta is not None else proven[0]
@@ -456,7 +472,11 @@ def settings_from_json(phases: Sequence[Phase], s: dict[str, Any],
             c["order"], parse_rational(c["others_gradient"], "others_gradient"),
             parse_rational(c["lowest_edge"], "lowest_edge"), parse_rational(c["bin_width"], "bin_width"), c["edges"],
             parse_rational(c["grid_step"], "grid_step"), c["fixed_point_bits"]).checked(phases)
-        return PerEpochBounds(phases, given=tests, given_composed=composed)
+        order = s.get("upper_random_allocation_order")
+        if order is not None and not (order in ORDERS and applies(phases)):
+            raise InputError(f"settings: upper_random_allocation_order={order!r} is not one of the orders tried for a "
+                             "run with a balls-in-bins add-remove phase (rdp_verify.curves.random_allocation.ORDERS)")
+        return PerEpochBounds(phases, given=tests, given_composed=composed, upper_order=order)
     if "mu_squared" in s:
         if not is_gaussian_run(phases):
             raise InputError("settings: a closed form for a run that is not the Gaussian mechanism (q = 1)")

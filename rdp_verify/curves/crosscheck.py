@@ -132,6 +132,48 @@ def _gaussian(phases: Sequence[Phase], epsilon: Fraction) -> Estimate:
                     f"quadrature of the composed loss density N(mu^2/2, mu^2) ({what})", {"mu": mpmath.nstr(mu, 15)})
 
 
+def _random_allocation(phases: Sequence[Phase], epsilon: Fraction) -> Estimate:
+    """The random-allocation upper bound (:mod:`rdp_verify.curves.random_allocation`) re-evaluated in mpmath by
+    another algorithm: the remove moment by J. C. P. Miller's recurrence for the power C(x)^t (n·g_n =
+    Σ_k ((t + 1)k − n)·c_k·g_{n−k}) instead of repeated squaring in Arb; the add direction by the Gaussian
+    closed form; the same orders and conversion (Balle et al. 2020, Theorem 21)."""
+    from .random_allocation import ORDERS
+
+    with mpmath.workdps(60):
+        eps = to_mpf(epsilon)
+        alloc = [p for p in phases if p.sampler == "balls-in-bins" and p.neighbours == "add-remove"]
+        others = [p for p in phases if p not in alloc]
+
+        def remove(p: Phase, a: int) -> Any:
+            t, half = p.batches_per_epoch, 1 / (2 * to_mpf(p.sigma) ** 2)
+            c = [mpmath.exp(half * k * (k - 1)) / mpmath.factorial(k) for k in range(a + 1)]
+            g = [mpmath.mpf(1)]
+            for n in range(1, a + 1):
+                g.append(mpmath.fsum(((t + 1) * k - n) * c[k] * g[n - k] for k in range(1, n + 1)) / n)
+            return mpmath.log(g[a] * mpmath.factorial(a) / mpmath.mpf(t) ** a) / (a - 1)
+
+        def log_delta(a: int) -> Any:
+            r = sum(p.epochs[1] * remove(p, a) for p in alloc) + sum(
+                p.epochs[1] * a * (4 if p.neighbours == "replace-one" else 1) / (2 * to_mpf(p.sigma) ** 2)
+                for p in others)
+            lam = mpmath.mpf(a - 1)
+            return lam * (r - eps) + lam * mpmath.log(lam / (1 + lam)) - mpmath.log1p(lam)
+
+        best = min(ORDERS, key=log_delta)
+        remove_delta = min(mpmath.exp(log_delta(best)), 1)
+        shift = sum(p.epochs[1] * (1 - mpmath.mpf(1) / p.batches_per_epoch) / (2 * to_mpf(p.sigma) ** 2)
+                    for p in alloc)
+        mu = mpmath.sqrt(sum(mpmath.mpf(p.epochs[1]) / p.batches_per_epoch / to_mpf(p.sigma) ** 2 for p in alloc)
+                         + sum(p.epochs[1] * (4 if p.neighbours == "replace-one" else 1) / to_mpf(p.sigma) ** 2
+                               for p in others))
+        e = eps - shift
+        add_delta = mpmath.ncdf(-e / mu + mu / 2) - mpmath.exp(e) * mpmath.ncdf(-e / mu - mu / 2)
+        value = max(remove_delta, add_delta)
+    return Estimate(_to_fraction(value), _to_fraction(value * mpmath.mpf(10) ** -20),
+                    "the random-allocation upper bound re-evaluated in mpmath (Miller's recurrence; it checks the "
+                    "upper end)", {"remove_order": best})
+
+
 # -- one step -----------------------------------------------------------------------------------------
 
 class _Step:
@@ -519,7 +561,10 @@ def estimate_delta(phases: Sequence[Phase], epsilon: Fraction, delta_scale: Frac
     steps = sum(p.steps for p in phases)
     with mpmath.workdps(DPS):
         if all(p.q == 1 or p.sampler in ("shuffle", "balls-in-bins") for p in phases):
-            return _gaussian(phases, epsilon)
+            gauss = _gaussian(phases, epsilon)
+            if any(p.sampler == "balls-in-bins" and p.neighbours == "add-remove" for p in phases):
+                return min(gauss, _random_allocation(phases, epsilon), key=lambda e: e.value)
+            return gauss
     if any(p.neighbours == "replace-one" for p in phases):  # one symmetric pair: one direction
         value, error, details = _bromwich(phases, epsilon, "replace", delta_scale)
         if not (math.isfinite(value) and math.isfinite(error)):

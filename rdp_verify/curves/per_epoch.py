@@ -68,6 +68,7 @@ from ..foundations.results import arb_to_bounded, lower_end, to_arb
 from ..foundations.run import Phase
 from .compose import PLD, Budget, compose, delta_at, products_needed
 from .gaussian import GaussianCurve
+from .random_allocation import AllocationBound, applies
 
 __all__ = ["PerEpochBounds", "is_per_epoch_run", "Test", "Composed", "composed_pld"]
 
@@ -400,9 +401,30 @@ class PerEpochBounds:
     given_composed: Composed | None = None  # with ``given``: the composed bound to use (None: none)
     tests: list[Test] = field(default_factory=list)  # the tests behind the last bound computed
     composed: Composed | None = None  # the composed bound's settings behind the last bound computed
+    upper_order: int | None = None  # with ``given``: the random-allocation order recorded (None: no amplification)
 
     def __post_init__(self) -> None:
         self.upper = GaussianCurve(_upper_phases(self.phases))
+        # balls-in-bins under zero-out: min with random allocation's bound (rdp_verify.curves.random_allocation)
+        self.allocation = AllocationBound(self.phases) if applies(self.phases) else None
+        self.upper_used: int | None = None  # the random-allocation order behind the last upper end, if it decided
+
+    def freeze_upper(self) -> None:
+        """Use the random-allocation order of the last upper end from now on (a certificate records it)."""
+        self.upper_order = self.upper_used
+
+    def _upper_end(self, kind: str, x: Fraction) -> Fraction:
+        """The smaller proven upper end of δ(x) (``kind`` "delta") or ε(x): no amplification, or random allocation
+        (searched, or at the recorded :attr:`upper_order` when re-checking ``given`` tests)."""
+        gauss = self.upper.delta_bounds(x)[1] if kind == "delta" else self.upper.epsilon_bounds(x)[1]
+        self.upper_used = None
+        if self.allocation is None or (self.given is not None and self.upper_order is None):
+            return gauss
+        order, value = (self.allocation.delta if kind == "delta" else self.allocation.epsilon)(x, self.upper_order)
+        if value < gauss:
+            self.upper_used = order
+            return value
+        return gauss
 
     @property
     def mu_squared(self) -> Fraction:
@@ -430,7 +452,7 @@ class PerEpochBounds:
     def delta_bounds(self, epsilon: Fraction) -> tuple[Fraction, Fraction]:
         """Proven [δ_lower, δ_upper] at ε: the larger of the composed maxima's δ (:func:`composed_pld`) and the best
         test's P(A) − e^ε·P'(A) (Arb, lower ends), and the Gaussian."""
-        upper = self.upper.delta_bounds(epsilon)[1]
+        upper = self._upper_end("delta", epsilon)
         chosen = self._candidates(None, epsilon)
         lower, used = Fraction(0), []
         with ctx.workprec(_PREC):
@@ -465,7 +487,7 @@ class PerEpochBounds:
     def epsilon_bounds(self, delta: Fraction) -> tuple[Fraction, Fraction]:
         """Proven [ε_lower, ε_upper] at δ: the larger of the composed maxima's ε (:func:`composed_pld`) and the
         best test's log((P(A) − δ)/P'(A)) (Arb, lower ends; 0 if none exceeds δ), and the Gaussian's ε."""
-        upper = self.upper.epsilon_bounds(delta)[1]
+        upper = self._upper_end("epsilon", delta)
         chosen = self._candidates(delta, None)
         lower, used = Fraction(0), []
         with ctx.workprec(_PREC):

@@ -32,7 +32,11 @@ def test_upper_end_is_the_gaussian_mechanism_once_per_epoch(sampler, neighbours,
     mu = sensitivity * mp.sqrt(3) / mp.mpf("1.3")
     reference = gaussian_epsilon(DELTA, mu)
     assert result.method == "per-epoch bounds"
-    assert abs(mp.mpf(result.upper.numerator) / result.upper.denominator - reference) <= reference * mp.mpf(10) ** -12
+    upper = mp.mpf(result.upper.numerator) / result.upper.denominator
+    if sampler == "balls-in-bins" and neighbours == "add-remove":  # random allocation amplifies: never above it
+        assert upper < reference
+    else:
+        assert abs(upper - reference) <= reference * mp.mpf(10) ** -12
     assert 0 < result.lower <= result.upper
 
 

@@ -1,0 +1,49 @@
+"""The random-allocation upper end in the per-epoch bracket: against the peer's bound, the lower end, no
+amplification, and a forged certificate (needs the per_epoch/certificate hook)."""
+
+import json
+from fractions import Fraction
+
+import pytest
+from mutations import edited
+
+from rdp_verify.curves.accountant import bracket
+from rdp_verify.curves.certificate import certify_run, check_run_certificate
+from rdp_verify.curves.per_epoch import PerEpochBounds
+from tests.curves.test_random_allocation import DELTA, phase
+
+PEER = {1: 4.101261242863361, 3: 5.735696831582347}  # random-allocation 1.0.5, allocation_epsilon_combined
+
+
+@pytest.mark.parametrize("epochs", [1, 3, 5, 10])
+def test_the_upper_end_lies_between_the_lower_end_and_no_amplification(epochs):
+    result = bracket([phase(epochs)], delta=DELTA)
+    no_amplification = PerEpochBounds((phase(epochs),)).upper.epsilon_bounds(DELTA)[1]
+    assert result.lower <= result.upper < no_amplification
+    assert result.curves.upper_used is not None
+    if epochs in PEER:  # the same theorem and conversion: ours is its proven rounding up
+        assert float(result.upper) <= PEER[epochs] * (1 + 1e-12)
+
+
+@pytest.mark.slow
+def test_the_peer_package_live():
+    structs = pytest.importorskip("random_allocation.comparisons.structs")
+    combined = pytest.importorskip("random_allocation.random_allocation_scheme.combined")
+    config = structs.SchemeConfig(allocation_direct_alpha_orders=list(range(2, 61)))
+    for epochs, value in PEER.items():
+        params = structs.PrivacyParams(sigma=0.6, num_steps=100, num_selected=1, num_epochs=epochs, delta=1e-5)
+        assert combined.allocation_epsilon_combined(params, config) == pytest.approx(value, rel=1e-9)
+
+
+def test_shuffling_and_replace_one_keep_the_no_amplification_end():
+    shuffled = bracket([phase(1, sampler="shuffle")], delta=DELTA)
+    assert shuffled.curves.allocation is None and shuffled.curves.upper_used is None
+
+
+@pytest.mark.parametrize("value", [5, 2, 300])
+def test_a_forged_order_is_caught(value):
+    cert = certify_run([phase(1)], delta=DELTA)
+    assert cert["settings"]["upper_random_allocation_order"] == 4
+    assert check_run_certificate(json.loads(json.dumps(cert))) == []
+    problems = check_run_certificate(edited(cert, "settings.upper_random_allocation_order", value))
+    assert problems
