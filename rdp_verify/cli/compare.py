@@ -157,7 +157,8 @@ def register(subparsers: Any) -> None:
             "opacus_rdp, opacus_prv, autodp) on whole runs (q, sigma, steps) at delta, against proven epsilon(delta)\n"
             "brackets [lo, hi]: exact (lo <= x <= hi + the peer's stated error), conservative (above),\n"
             "unsafe (x < lo: the claim (x, delta)-DP is false) and failed (inf, NaN or raised). Default\n"
-            "grid: the golden (epsilon, delta) rows (certificates/golden-dp-v3.csv). Replace-one runs\n"
+            "grid: the golden (epsilon, delta) rows "
+            f"(certificates/golden-dp-v{golden_dp.FORMAT_VERSION}.csv). Replace-one runs\n"
             "(--neighbours replace-one) go to dp_accounting_pld_replace_one, fixed-size batches\n"
             "(--dataset-size N: batches of q*N) to dp_accounting_rdp_fixed; each peer sees only its kind."
         ),

@@ -37,7 +37,8 @@ def cmd_golden(ns: argparse.Namespace) -> int:
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "golden",
-        help="regenerate the golden vectors bit for bit (certificates/golden-v1.csv; --dp: golden-dp-v3.csv)",
+        help=("regenerate the golden vectors bit for bit (certificates/golden-v1.csv; "
+              f"--dp: golden-dp-v{golden_dp.FORMAT_VERSION}.csv)"),
         description=(
             "Compute the golden dataset: proven epsilon_alpha intervals of one SGM step on the\n"
             f"documented grid ({golden.GRID.describe()}), as CSV with a comment header.\n"
@@ -54,8 +55,8 @@ def register(subparsers: Any) -> None:
     p.add_output("--out", kind=_out_kind, metavar="FILE",
                  help="write the CSV to FILE (atomically) instead of stdout; with --grid, the dataset's directory")
     p.add_argument("--dp", action="store_true",
-                   help="the golden (epsilon, delta) vectors instead (certificates/golden-dp-v3.csv): proven "
-                        "epsilon(delta) brackets of whole runs; about two minutes")
+                   help=f"the golden (epsilon, delta) vectors instead (certificates/golden-dp-v{golden_dp.FORMAT_VERSION}"
+                        ".csv): proven epsilon(delta) brackets of whole runs; about three minutes")
     add_parallel_arguments(p, "the rows")
     add_dataset_arguments(p)
     p.set_defaults(func=cmd_golden)

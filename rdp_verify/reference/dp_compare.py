@@ -50,7 +50,7 @@ __all__ = ["CLASSES", "DpPoint", "Target", "classify", "default_targets", "grid_
            "summary", "plot", "DATA"]
 
 CLASSES = ("exact", "conservative", "unsafe", "failed")
-DATA = f"data/golden-dp-v{golden_dp.FORMAT_VERSION}.csv"  # a symlink to certificates/golden-dp-v3.csv
+DATA = f"data/golden-dp-v{golden_dp.FORMAT_VERSION}.csv"  # a symlink to certificates/golden-dp-v4.csv
 _DIGITS = 12
 
 

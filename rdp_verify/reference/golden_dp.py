@@ -14,15 +14,20 @@ shuffled and balls-in-bins rows are wider than the tolerance: their two ends com
 pairs, and no grid closes the gap.
 
 The computation is exact integer arithmetic plus Arb balls at fixed precision, and the grid choices
-depend only on the widths found, so ``rdp-verify golden --dp --out certificates/golden-dp-v3.csv``
+depend only on the widths found, so ``rdp-verify golden --dp --out certificates/golden-dp-v4.csv``
 regenerates the file bit for bit (several minutes on one core; ``--jobs`` spreads the rows).
 
-Version 3 added the columns of the sampler and the neighbour relation and the rows of
-:data:`SAMPLER_RUNS`; its Poisson add/remove rows are those of version 2, bit for bit. Version 2
-replaced version 1 when the grid search changed (grids anchored above the loss's sliver, first grid from
-the size of the loss; closed form for q = 1): its brackets are tighter. The files of versions 1 and 2,
-``certificates/golden-dp-v1.csv`` and ``golden-dp-v2.csv``, stay as they were for the users who pinned
-them (:func:`parse_rows` reads them); their brackets are proven too (tests/reference).
+Version 4 raised the lower ends of the shuffled and balls-in-bins rows (the composed laws of each
+epoch's largest step, :mod:`rdp_verify.curves.per_epoch`) and added a balls-in-bins run under zero-out
+neighbours, whose upper end is random allocation's (:mod:`rdp_verify.curves.random_allocation`); its Poisson
+and fixed-size rows are those of version 3, byte for byte, and each other bracket of version 3 contains
+version 4's. Version 3
+added the columns of the sampler and the neighbour relation and the rows of :data:`SAMPLER_RUNS`; its
+Poisson add/remove rows are those of version 2, bit for bit. Version 2 replaced version 1 when the grid
+search changed (grids anchored above the loss's sliver, first grid from the size of the loss; closed form
+for q = 1): its brackets are tighter. The files of versions 1 to 3, ``certificates/golden-dp-v1.csv`` to
+``golden-dp-v3.csv``, stay as they were for the users who pinned them (:func:`parse_rows` reads them);
+their brackets are proven too (tests/reference).
 
 :data:`RUNS` is fixed in advance to exercise what float accountants get wrong: the MNIST run of
 Abadi et al. (2016) as in Opacus's examples, long runs (10⁵ and 10⁶ steps), small noise, large
@@ -45,7 +50,7 @@ from ..foundations.run import Phase
 __all__ = ["FORMAT_VERSION", "RUNS", "SAMPLER_RUNS", "DELTAS", "TOLERANCE", "DIGITS", "COLUMNS", "COMMAND", "points", "header",
            "row", "build", "parse_rows"]
 
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 TOLERANCE = Fraction(1, 1000)
 DIGITS = 12
 COLUMNS = ("q", "sigma", "steps", "sampler", "neighbours", "batch_size", "dataset_size", "delta", "epsilon_lower",
@@ -78,6 +83,7 @@ SAMPLER_RUNS: tuple[tuple[str, str, int, str, str, str, str], ...] = (
     ("1/240", "1.3", 720, "shuffle", "add-remove", "250", "60000"),  # TF Privacy's Keras tutorial, shuffled
     ("1/1000", "0.35", 1000, "shuffle", "add-remove", "60", "60000"),  # Chua et al.'s example setting
     ("1/240", "1.3", 720, "balls-in-bins", "replace-one", "250", "60000"),
+    ("1/240", "1.3", 720, "balls-in-bins", "add-remove", "250", "60000"),  # zero-out: random allocation's upper end
 )
 DELTAS: tuple[str, ...] = ("1e-5", "1e-10", "1e-20")
 
@@ -139,7 +145,7 @@ def build(jobs=1) -> str:
 
 
 def parse_rows(text: str) -> list[tuple[Phase, Fraction, Fraction, Fraction]]:
-    """(run, δ, ε lower, ε upper) for every data row of a golden (ε, δ) file's text (version 3, or the
+    """(run, δ, ε lower, ε upper) for every data row of a golden (ε, δ) file's text (versions 3 and 4, or the
     Poisson add/remove rows of versions 1 and 2)."""
     lines = [line for line in text.splitlines() if not line.startswith("#")]
     columns = tuple(lines[0].split(",")) if lines else ()
