@@ -31,7 +31,8 @@ The run is the SGM of Mironov–Talwar–Zhang 2019 (Poisson sampling, add/remov
 another sampler or neighbour relation (:mod:`rdp_verify.foundations.run`). Then only the PLD accountant
 audits it (the RDP accountant is the SGM's), and for shuffled or balls-in-bins runs the verdict follows
 the two per-epoch proofs (:mod:`rdp_verify.curves.per_epoch`): ``violated`` when the explicit-pair lower
-end exceeds the reported ε, ``holds`` when the no-amplification upper end is below it, else
+end exceeds the reported ε, ``holds`` when the upper end is below it (no amplification; for balls-in-bins
+under zero-out the smaller of that and random allocation's, :mod:`rdp_verify.curves.random_allocation`), else
 ``inconclusive`` with both numbers; ``assumption`` says which proof decided, and ``as_poisson`` gives
 the ε a Poisson accountant would report for the same q, σ and steps, for contrast.
 """
@@ -163,21 +164,27 @@ def _audit_rdp(claim: Claim, dps: int, rtol: Fraction) -> dict[str, Any]:
     }
 
 
-def _assumption(result: Any, verdict: str) -> str | None:
-    """Which proof decided a per-epoch (shuffle, balls-in-bins) run's verdict, or None for other runs."""
+def _assumption(result: Any, verdict: str, allocation_order: int | None) -> str | None:
+    """Which proof decided a per-epoch (shuffle, balls-in-bins) run's verdict, or None for other runs;
+    ``allocation_order`` is the random-allocation order behind the upper end (None: no amplification)."""
     if result.method != "per-epoch bounds":
         return None
     phases = result.curves.phases
     samplers = " and ".join(dict.fromkeys(p.sampler for p in phases))
     samplers += " (zero-out neighbours)" if phases[0].neighbours == "add-remove" else " (replace-one neighbours)"
+    if allocation_order is None:
+        upper, name = ("the upper end without amplification (each record in at most one batch per epoch: the "
+                       "Gaussian mechanism once per epoch)"), "no-amplification"
+    else:
+        upper, name = (f"the upper end from random allocation (Feldman & Shenfeld 2025: Renyi DP at order "
+                       f"{allocation_order} in the remove direction, a shifted Gaussian in the add direction; below "
+                       "no amplification)"), "random-allocation"
     if verdict == "holds":
-        return (f"{samplers}: the upper end without amplification (each record in at most one batch per epoch: the "
-                "Gaussian mechanism once per epoch) is below the reported epsilon")
+        return f"{samplers}: {upper} is below the reported epsilon"
     if verdict == "violated":
         return (f"{samplers}: the lower end from an explicit pair of neighbouring datasets (Chua et al. 2024) exceeds "
                 "the reported epsilon")
-    return (f"{samplers}: the reported epsilon lies between the explicit-pair lower end and the no-amplification "
-            "upper end")
+    return f"{samplers}: the reported epsilon lies between the explicit-pair lower end and the {name} upper end"
 
 
 def _as_poisson(claim: Claim, tolerance: Fraction) -> dict[str, Any] | None:
@@ -206,6 +213,7 @@ def _audit_pld(claim: Claim, tolerance: Fraction) -> dict[str, Any]:
         result, tightened = bracket(claim.phases, delta=claim.delta, tolerance=tighter), tightened + 1
         verdict = pld_verdict(result.lower, result.upper, claim.epsilon)
         tolerance = tighter
+    allocation_order = getattr(result.curves, "upper_used", None)  # before delta_bracket computes its own
     at = delta_bracket(result.curves, claim.epsilon)
     upper = result.upper
     if verdict == "holds":
@@ -217,7 +225,7 @@ def _audit_pld(claim: Claim, tolerance: Fraction) -> dict[str, Any]:
                     f"({claim.epsilon_text}, {fraction_text(claim.delta)})-DP")
     else:
         argument = "the proven epsilon bracket contains the reported epsilon"
-    assumption = _assumption(result, verdict)
+    assumption = _assumption(result, verdict, allocation_order)
     return {
         "verdict": verdict,
         "argument": argument if assumption is None else f"{argument}; {assumption}",

@@ -12,6 +12,8 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from curve_oracles import gaussian_epsilon
+from mpmath import mp
 
 from rdp_verify.accounting.optimal_order import optimal_epsilon
 from rdp_verify.audit.claims import parse_claim, read_claims
@@ -343,6 +345,23 @@ def test_a_shuffled_claim_says_which_proof_decided(capsys, epsilon, verdict, why
     code, out, _ = run(capsys, *SHUFFLED, "--epsilon", epsilon)
     assert f"verdict: {verdict}" in out and why in out and "as if Poisson sampling" in out
     assert code == (0 if verdict == "holds" else 1)
+
+
+BINS = ["--sampler", "balls-in-bins", *SHUFFLED[2:]]
+
+
+@pytest.mark.parametrize("neighbours, epsilon, verdict, why", [
+    ("add-remove", "1.18", "holds", "the upper end from random allocation (Feldman & Shenfeld 2025: Renyi DP at order"),
+    ("add-remove", "0.5", "inconclusive", "between the explicit-pair lower end and the random-allocation upper end"),
+    ("replace-one", "30", "holds", "the upper end without amplification")])
+def test_a_balls_in_bins_claim_names_random_allocation_when_it_decided(capsys, neighbours, epsilon, verdict, why):
+    code, out, _ = run(capsys, *BINS, "--neighbours", neighbours, "--epsilon", epsilon)
+    assert f"verdict: {verdict}" in out and why in out
+    if neighbours == "add-remove":  # the add direction decides: 3(1 - 1/240)/(2σ²) + the Gaussian at μ² = 3/(240σ²)
+        upper = mp.mpf(out.split("pld: epsilon in [")[1].split("]")[0].split(", ")[1])
+        expected = mp.mpf(3) * (1 - mp.mpf(1) / 240) / (2 * mp.mpf("1.3") ** 2) + gaussian_epsilon(
+            mp.mpf("1e-5"), mp.sqrt(mp.mpf(3) / 240) / mp.mpf("1.3"))
+        assert expected <= upper <= expected * (1 + mp.mpf("1e-8"))
 
 
 def test_rdp_accountant_is_refused_for_other_samplers(capsys):
