@@ -269,7 +269,8 @@ class Composed:
         return self
 
 
-def _edge_range(phases: Sequence[Phase], c: Fraction, width: Fraction, bits: int) -> tuple[Fraction, Fraction, int]:
+@lru_cache(maxsize=256)  # the same edges serve every query of a run (a plot asks at 60 values of ε)
+def _edge_range(phases: tuple[Phase, ...], c: Fraction, width: Fraction, bits: int) -> tuple[Fraction, Fraction, int]:
     """(lowest, width, edges): bin edges in units of σ on the ``width`` lattice covering every phase's maximum under
     both datasets but for tails below 2^−bits (union bounds; mpmath; a heuristic: any edges give a proven bound)."""
     import mpmath

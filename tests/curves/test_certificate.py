@@ -226,6 +226,10 @@ def test_the_limits_are_the_commands_own():
     assert certificate_module.LIMITS["composed_length"] == 2 * MAX_GRID
 
 
-def test_a_fine_but_legitimate_grid_is_within_the_limits():
-    cert = certify_run(RUN, delta=Fraction(1, 10**6), tolerance=Fraction(1, 10**7))  # refines to a finer grid
+@pytest.mark.parametrize("tolerance", [
+    Fraction(1, 10**5),  # three refinements, a few seconds
+    pytest.param(Fraction(1, 10**7), marks=pytest.mark.slow),  # near the finest grid a command refines to
+])
+def test_a_fine_but_legitimate_grid_is_within_the_limits(tolerance):
+    cert = certify_run(RUN, delta=Fraction(1, 10**6), tolerance=tolerance)  # refines to a finer grid
     assert len(cert["work"]["refinements"]) > 1 and check_run_certificate(cert) == []
