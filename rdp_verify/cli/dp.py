@@ -102,9 +102,9 @@ def summary(cert: dict[str, Any], phases: list[tuple[Phase, str]]) -> str:
     how = HOW[cert["method"]].format(**cert["settings"])
     if "upper_random_allocation_order" in cert["settings"]:  # random allocation decided the upper end
         how = how.replace("upper: no amplification, the Gaussian mechanism once per epoch",
-                          "upper: random allocation (Feldman & Shenfeld 2025: Renyi DP at order "
-                          f"{cert['settings']['upper_random_allocation_order']}, remove direction; add direction "
-                          "a shifted Gaussian), below no amplification")
+                          "upper: random allocation (Feldman & Shenfeld 2025: the larger of the remove direction's "
+                          f"Renyi DP at order {cert['settings']['upper_random_allocation_order']} and the add "
+                          "direction's shifted Gaussian), below no amplification")
     width = "" if b["relative_width"] is None else f"relative width {b['relative_width']}, "
     lines = [f"run: {run_text(phases)}; {given}",
              f"{quantity} in [{b['lower']}, {upper}] (proven; {width}{how})"]
