@@ -2,7 +2,6 @@
 amplification, and a forged certificate (needs the per_epoch/certificate hook)."""
 
 import json
-from fractions import Fraction
 
 import pytest
 from mutations import edited
@@ -10,7 +9,7 @@ from mutations import edited
 from rdp_verify.curves.accountant import bracket
 from rdp_verify.curves.certificate import certify_run, check_run_certificate
 from rdp_verify.curves.per_epoch import PerEpochBounds
-from tests.curves.test_random_allocation import DELTA, phase
+from tests.curves.test_random_allocation import DELTA, optional_peer, phase
 
 PEER = {1: 4.101261242863361, 3: 5.735696831582347}  # random-allocation 1.0.5, allocation_epsilon_combined
 
@@ -27,8 +26,8 @@ def test_the_upper_end_lies_between_the_lower_end_and_no_amplification(epochs):
 
 @pytest.mark.slow
 def test_the_peer_package_live():
-    structs = pytest.importorskip("random_allocation.comparisons.structs")
-    combined = pytest.importorskip("random_allocation.random_allocation_scheme.combined")
+    structs = optional_peer("random_allocation.comparisons.structs")
+    combined = optional_peer("random_allocation.random_allocation_scheme.combined")
     config = structs.SchemeConfig(allocation_direct_alpha_orders=list(range(2, 61)))
     for epochs, value in PEER.items():
         params = structs.PrivacyParams(sigma=0.6, num_steps=100, num_selected=1, num_epochs=epochs, delta=1e-5)
