@@ -48,7 +48,7 @@ from ..accounting.optimal_order import RTOL, optimal_epsilon
 from ..accounting.rdp import DPS, composed_rdp, delta_from_rdp, epsilon_at_orders
 from ..certificates.certificate import seal
 from ..certificates.certify import ASSUMPTIONS, certify
-from ..curves.accountant import DEFAULT_TOLERANCE, bracket, delta_bracket
+from ..curves.accountant import DEFAULT_TOLERANCE, Bracket, bracket, delta_bracket
 from ..curves.certificate import ASSUMPTIONS_BY_FAMILY, certificate_of
 from ..foundations.decimals import decimal_text
 from ..foundations.inputs import SGM, fraction_text
@@ -200,19 +200,23 @@ def _as_poisson(claim: Claim, tolerance: Fraction) -> dict[str, Any] | None:
 
 
 def _audit_pld(claim: Claim, tolerance: Fraction) -> dict[str, Any]:
-    result, tightened = bracket(claim.phases, delta=claim.delta, tolerance=tolerance), 0
-    verdict = pld_verdict(result.lower, result.upper, claim.epsilon)
-    while (verdict == "inconclusive" and result.upper is not None and tightened < MAX_TIGHTENING
-           and result.method == "discrete pairs"):
-        gap = max(abs(claim.epsilon - result.lower), abs(result.upper - claim.epsilon))
-        if result.upper <= 0 or gap == 0:
-            break
-        tighter = max(min(Fraction(tolerance) / 10, gap / result.upper / 2), TIGHTEST)
-        if tighter >= tolerance:
-            break
-        result, tightened = bracket(claim.phases, delta=claim.delta, tolerance=tighter), tightened + 1
-        verdict = pld_verdict(result.lower, result.upper, claim.epsilon)
-        tolerance = tighter
+    state = {"tolerance": Fraction(tolerance), "tightened": 0}
+
+    def tighten(best: Bracket) -> Fraction | None:
+        """A tighter tolerance while the bracket contains the claim (at most MAX_TIGHTENING times), else None."""
+        if (pld_verdict(best.lower, best.upper, claim.epsilon) != "inconclusive" or best.upper is None
+                or state["tightened"] >= MAX_TIGHTENING or best.upper <= 0):
+            return None
+        gap = max(abs(claim.epsilon - best.lower), abs(best.upper - claim.epsilon))
+        tighter = max(min(state["tolerance"] / 10, gap / best.upper / 2), TIGHTEST)
+        if gap == 0 or tighter >= state["tolerance"]:
+            return None
+        state["tolerance"], state["tightened"] = tighter, state["tightened"] + 1
+        return tighter
+
+    result = bracket(claim.phases, delta=claim.delta, tolerance=tolerance, tighten=tighten)
+    verdict, tightened, tolerance = pld_verdict(result.lower, result.upper, claim.epsilon), state["tightened"], \
+        state["tolerance"]
     allocation_order = getattr(result.curves, "upper_used", None)  # before delta_bracket computes its own
     at = delta_bracket(result.curves, claim.epsilon)
     upper = result.upper

@@ -412,7 +412,7 @@ def _next_rung(width: float) -> Fraction:
 
 def bracket(phases: Sequence[Phase], *, delta: Fraction | None = None, epsilon: Fraction | None = None,
             tolerance: Fraction = DEFAULT_TOLERANCE, settings: Settings | None = None, mapper: Mapper = map,
-            coarsen: int = 1) -> Bracket:
+            coarsen: int = 1, tighten: Callable[[Bracket], Fraction | None] | None = None) -> Bracket:
     """Proven bracket of ε(δ) (given ``delta``) or of δ(ε) (given ``epsilon``) for the run.
 
     A run with q = 1 in every phase is bracketed in closed form. Otherwise, with ``settings`` the curve
@@ -422,7 +422,10 @@ def bracket(phases: Sequence[Phase], *, delta: Fraction | None = None, epsilon: 
     grid step, width, seconds and PLD length. ``mapper`` is handed to :func:`compose_run`. The first grid
     step is ``coarsen`` times :func:`initial_step` (which aims at a relative width near 1e-4 to 1e-3; the
     width grows like the step squared, so a loose tolerance such as 0.1 is met about ``coarsen``² wider
-    at ``coarsen`` times less cost: the calibration ladder's first rungs use it).
+    at ``coarsen`` times less cost: the calibration ladder's first rungs use it). When the width meets the
+    tolerance, ``tighten(best)`` may return a smaller tolerance to walk on (the path does not depend on the
+    tolerance, so this is the bracket a call with that tolerance would give, without repeating the grids
+    already tried: an audit narrows a bracket that contains the claim this way); None stops.
     """
     phases = check_run(phases)
     if (delta is None) == (epsilon is None):
@@ -477,7 +480,9 @@ def bracket(phases: Sequence[Phase], *, delta: Fraction | None = None, epsilon: 
         previous = _relative_width(best) if best is not None else math.inf
         if best is None or width <= _relative_width(best):
             best = result
-        if width <= float(tol):
+        while tol is not None and _relative_width(best) <= float(tol):
+            tol = tighten(best) if tighten is not None else None
+        if tol is None:
             break
         if structural and width > 0.75 * previous:
             break  # fixed-size replace-one: the width is the gap between two different pairs, not the grid's
