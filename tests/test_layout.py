@@ -18,6 +18,7 @@ ALLOWED = {
     "certificates": {"methods", "foundations"},
     "accounting": {"methods", "foundations"},
     "curves": {"accounting", "certificates", "methods", "foundations"},
+    "mechanisms": {"curves", "foundations"},  # one module per mechanism: proven PLDs fed to curves.compose
     "audit": {"curves", "accounting", "certificates", "methods", "foundations"},
     "reference": {"curves", "accounting", "certificates", "methods", "foundations"},
     "tightness": {"certificates", "methods", "foundations"},

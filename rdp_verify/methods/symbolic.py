@@ -24,11 +24,13 @@ therefore reports A_α only; Corollary 7 (A_α ≥ B_α) makes ε_α = log A_α/
 from __future__ import annotations
 
 from fractions import Fraction
-
-import sympy
+from typing import TYPE_CHECKING
 
 from ..foundations.inputs import SGM
 from ..foundations.results import Bounded, MethodResult, MethodUnavailable
+
+if TYPE_CHECKING:
+    import sympy
 
 __all__ = ["compute", "MAX_ORDER"]
 
@@ -36,11 +38,15 @@ MAX_ORDER = 64
 
 
 def _rational(x: Fraction) -> sympy.Rational:
+    import sympy  # imported on first use: 0.5 s that non-integer orders never need
+
     return sympy.Rational(x.numerator, x.denominator)
 
 
 def excess_expression(q: Fraction, sigma: Fraction, alpha: int) -> sympy.Expr:
     """A_α − 1 as an exact SymPy expression (rational q, σ; integer α)."""
+    import sympy
+
     qs, s2 = _rational(q), _rational(sigma) ** 2
     return sympy.Add(
         *[
@@ -60,6 +66,8 @@ def compute(sgm: SGM, dps: int) -> MethodResult:
     alpha = int(sgm.alpha)
     if alpha > MAX_ORDER:
         raise MethodUnavailable(f"symbolic expansion is limited to α ≤ {MAX_ORDER}")
+    import sympy
+
     expr = sympy.log(1 + excess_expression(sgm.q, sgm.sigma, alpha))
     value = expr.evalf(dps + 10)
     if not value.is_real or not value.is_finite:

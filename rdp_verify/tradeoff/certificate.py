@@ -37,7 +37,7 @@ from ..foundations.decimals import decimal_text
 from ..foundations.inputs import check_tolerance, fraction_text, parse_rational
 from ..foundations.run import Phase, run_family
 from .curve import DEFAULT_FPRS, TradeOff, bayes_epsilons, check_prior, check_rate, tradeoff
-from .envelope import LADDER
+from .envelope import LADDER, PerEpochEnvelope
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "SCHEMA", "POLICY", "NOT_VERIFIED", "PROOFS", "certificate_of",
            "certify_tradeoff", "check_tradeoff_certificate", "recompute", "DEFAULT_ALPHAS", "DEFAULT_PRIORS"]
@@ -71,6 +71,20 @@ PROOFS = {
 }
 
 
+PER_EPOCH_PROOF = (
+    "Shuffled and balls-in-bins runs (rdp_verify.tradeoff.envelope). f_lower = max(G_mu0, L): G_mu0 of the "
+    "no-amplification Gaussian mechanism; L(alpha) = max over the epsilons of "
+    "settings.envelope_lower_random_allocation of max(0, 1 - delta_up(epsilon) - e^epsilon alpha, "
+    "e^-epsilon (1 - delta_up(epsilon) - alpha)), delta_up the proven random-allocation upper curve at the recorded "
+    "order (Feldman & Shenfeld 2025, remove direction; add direction a shifted Gaussian), rounded up: every "
+    "(epsilon, delta)-DP mechanism has f >= f_{epsilon,delta} (Dong, Roth, Su 2022, Proposition 2.5), each line's Arb "
+    "ball rounded down. f_upper = min(1 - alpha, the lower convex hull of the count tests' (alpha, beta) and mirror "
+    "images, F): F is the formula of f from delta on delta_low, the composed binned per-epoch maxima PLDs of "
+    "settings.envelope_upper_composed (Chua et al. 2024, NeurIPS, Section 3; P-masses and losses rounded down, so "
+    "delta_low <= delta at every epsilon), f decreasing in delta, the minimum bounded below by tangent lines with "
+    "proven slope signs: rounded up.")
+
+
 def _freeze(trade: TradeOff, points: Sequence[Fraction]) -> None:
     """Per-epoch runs: search the explicit-pair tests once at every ε read off and for the upper envelope's attacks
     (:data:`~rdp_verify.tradeoff.envelope.LADDER`), then use exactly those (the
@@ -101,6 +115,8 @@ def certificate_of(trade: TradeOff, *, alphas: Sequence[Fraction] = DEFAULT_ALPH
     _freeze(trade, [Fraction(0), *_bayes_points(priors)])
     phases = trade.phases
     method = trade.method
+    # a per-epoch run's envelope settings (searched once here; none recorded: a certificate from before them)
+    extra = trade.envelopes.prepare().to_json() if isinstance(trade.curves, PerEpochBounds) else {}
     envelope = []
     for a in alphas:
         low, up = trade.f(a)
@@ -122,7 +138,7 @@ def certificate_of(trade: TradeOff, *, alphas: Sequence[Fraction] = DEFAULT_ALPH
                    **({} if tolerance is None else {"tolerance": fraction_text(Fraction(tolerance))})},
         "assumptions": ASSUMPTIONS_BY_FAMILY[run_family(phases)],
         "method": method,
-        "settings": settings_json(trade.curves),
+        "settings": {**settings_json(trade.curves), **extra},
         "envelope": envelope,
         "tpr": tpr,
         "mu": {**interval_text(trade.mu_lower(), trade.mu_upper()),
@@ -131,7 +147,8 @@ def certificate_of(trade: TradeOff, *, alphas: Sequence[Fraction] = DEFAULT_ALPH
                "grid_lower": interval_text(trade.mu_grid_lower(), None)["lower"]},
         "advantage": interval_text(*trade.advantage()),
         "bayes": [{"prior": fraction_text(p), **interval_text(*trade.bayes(p))} for p in priors],
-        "proofs": {**PROOFS, "upper_privacy_curve": curve_proofs["upper"], "lower_privacy_curve": curve_proofs["lower"]},
+        "proofs": {**PROOFS, "upper_privacy_curve": curve_proofs["upper"], "lower_privacy_curve": curve_proofs["lower"],
+                   **({"envelopes_per_epoch": PER_EPOCH_PROOF} if extra else {})},
         "work": {"refinements": refinements_json(trade.refinements)},
         "software": {"rdp_verify": __version__},
     }
@@ -160,8 +177,9 @@ def recompute(cert: dict[str, Any]) -> dict[str, Any]:
     phases = tuple(Phase.from_json(p) for p in inp["phases"])
     tolerance = parse_rational(inp["tolerance"], "tolerance") if "tolerance" in inp else DEFAULT_TOLERANCE
     recorded = settings_from_json(phases, cert["settings"], check_tolerance(tolerance))  # Refused beyond the limits
+    envelope = PerEpochEnvelope.from_json(phases, cert["settings"]) if isinstance(recorded, PerEpochBounds) else None
     curves = compose_run(phases, recorded) if isinstance(recorded, Settings) else recorded
-    trade = tradeoff(phases, curves=curves)
+    trade = tradeoff(phases, curves=curves, recorded=envelope)
     fresh = certificate_of(trade, alphas=[parse_rational(a, "alpha") for a in inp["alphas"]],
                            fprs=[parse_rational(a, "fpr") for a in inp["fprs"]],
                            priors=[parse_rational(p, "prior") for p in inp["priors"]],

@@ -54,7 +54,7 @@ from ..curves.per_epoch import PerEpochBounds
 from ..foundations.inputs import DELTA_MIN, InputError
 from ..foundations.results import lower_end, to_arb, upper_end
 from ..foundations.run import Phase
-from .envelope import Envelopes, check_rate, inverse_phi
+from .envelope import Envelopes, PerEpochEnvelope, check_rate, inverse_phi
 
 __all__ = ["TradeOff", "tradeoff", "reference_delta", "DEFAULT_FPRS", "MU_ALPHAS", "check_rate", "check_prior",
            "bayes_epsilons"]
@@ -170,13 +170,15 @@ class TradeOff:
 
 
 def tradeoff(phases: Sequence[Phase], *, fprs: Sequence[Fraction] = DEFAULT_FPRS,
-             tolerance: Fraction = DEFAULT_TOLERANCE, curves: Curves | None = None, mapper: Mapper = map) -> TradeOff:
+             tolerance: Fraction = DEFAULT_TOLERANCE, curves: Curves | None = None, mapper: Mapper = map,
+             recorded: PerEpochEnvelope | None = None) -> TradeOff:
     """The proven trade-off curve of a run (module docstring). ``curves`` (a composed run, as a certificate's
-    recorded settings give) skips the grid search."""
+    recorded settings give) skips the grid search; ``recorded`` (a certificate's) fixes a per-epoch run's
+    envelope settings instead of searching them."""
     fprs = [check_rate(a, "FPR") for a in fprs]
     if curves is None:
         result = bracket(phases, delta=reference_delta(fprs), tolerance=tolerance, mapper=mapper)
         curves, refinements = result.curves, result.refinements
     else:
         refinements = []
-    return TradeOff(tuple(curves.phases), curves, refinements, Envelopes(curves))
+    return TradeOff(tuple(curves.phases), curves, refinements, Envelopes(curves, recorded))

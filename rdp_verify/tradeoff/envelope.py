@@ -47,37 +47,79 @@ Where the whole ball lies below :data:`~rdp_verify.curves.gaussian.FLOOR` (10^�
 for 10⁶ steps, where G_μ(α) is about 10^−8.7e7) the envelopes are [0, FLOOR], as for the privacy curve:
 exact rationals of that size would not fit in memory, and the ball's ends are never converted.
 
-**Shuffled and balls-in-bins runs** (:mod:`rdp_verify.curves.per_epoch`): the lower envelope is G_μ of the
-no-amplification Gaussian mechanism (proven, the same μ² as their ε upper end). The upper envelope comes
-from attacks: each explicit-pair test (searched at ε ∈ :data:`LADDER`, or a certificate's recorded ones) has
-type-I error α_j and type-II error β_j with f(α_j) ≤ β_j, proven in Arb; f is convex and symmetric, so
-f(β_j) ≤ α_j too, and with f(0) ≤ 1, f(1) = 0, f lies below the lower convex hull of these points:
-f_up is that hull (exact rationals).
+**Shuffled and balls-in-bins runs** (:mod:`rdp_verify.curves.per_epoch`; what is used is recorded,
+:class:`PerEpochEnvelope`, and a check re-proves it).
+
+*Lower envelope.* f_low = max(G_μ₀, L): G_μ₀ of the no-amplification Gaussian mechanism (proven, the same
+μ₀² as the ε upper end), and, for a balls-in-bins run under zero-out, the lines of random allocation's proven
+(ε, δ) upper curve (:mod:`rdp_verify.curves.random_allocation`, Feldman & Shenfeld 2025):
+
+    L(α) = max over ε ∈ E of max{0, 1 − δ_up(ε) − e^ε·α, e^{−ε}(1 − δ_up(ε) − α)}.
+
+*Theorem* (Dong, Roth, Su 2022, Proposition 2.5; the hypothesis-testing form of Kairouz, Oh, Viswanath
+2015): a mechanism is (ε, δ)-DP iff T(M(D), M(D')) ≥ f_{ε,δ}(α) = max{0, 1 − δ − e^ε α, e^{−ε}(1 − δ − α)} for every pair of
+neighbouring datasets, either order. The run is (ε, δ_up(ε))-DP at every ε (δ_up proven for both directions
+of the pair, :mod:`~rdp_verify.curves.random_allocation`), so f ≥ f_{ε,δ_up(ε)} for each ε, hence f ≥ L (a
+maximum of lower bounds). E is the subset of :data:`ALLOCATION_LADDER` (ε = k/8, 0 ≤ k ≤ 128) where random
+allocation's δ_up(ε) at the order found (every order of :data:`~rdp_verify.curves.random_allocation.ORDERS`
+at the first point, then a descent from the previous point's best: a heuristic, any order is proven) is
+below no amplification's (elsewhere the line is below G_μ₀, the exact trade-off function of that Gaussian).
+**Rounding:** δ_up(ε) is an exact rational at or above the proven ball (pessimistic, random_allocation's
+rounding); f_{ε,δ} is decreasing in δ, so the line at δ_up is at most the line at the true δ(ε); each line
+is an Arb ball (e^ε a ball) and its *lower* end is taken: L is rounded down. Shuffled runs, and balls-in-bins
+under replace-one, have no amplified upper end: f_low = G_μ₀ as before.
+
+*Upper envelope.* f_up = min(1 − α, H(α), F(α)), each an upper bound of f:
+
+* H, from attacks: each explicit-pair count test (searched at ε ∈ :data:`LADDER`, or a certificate's
+  recorded ones) has type-I error α_j and type-II error β_j with f(α_j) ≤ β_j, proven in Arb (α_j and β_j
+  rounded up: f is decreasing); f is convex and symmetric, so f(β_j) ≤ α_j too, and with f(0) ≤ 1,
+  f(1) = 0, f lies below the lower convex hull H of these points (exact rationals);
+* F, from the composed binned per-epoch maxima (:func:`~rdp_verify.curves.per_epoch.composed_pld`, Chua et
+  al., NeurIPS 2024, Section 3), both orders of the pair (the others' gradient c as the bracket chooses it at
+  ε = 0; balls-in-bins: c = 0). Each PLD is a proven lower bound of the privacy curve: δ_low(ε) ≤ δ(ε) at
+  every ε at once (P-masses and losses rounded down; its hockey-stick formula is increasing in both).
+  F is the formula of f from δ (first paragraph) on δ_low = max over the two orders, the same convex problems as
+  the dominated pairs of a discrete run, with the same proven rounding: F(α) = 1 − (a lower bound of the
+  minimum, by tangent lines with proven slope signs), so F is rounded **up** and F ≥ f (f is decreasing
+  in δ). Why not the Neyman–Pearson points (B_i, 1 − A_i) of the PLD read as a pair: after rounding,
+  B_i = Σ_{j≥i} M_j e^{−ℓ_j} moves both ways (masses down, e^{−ℓ} up, cells dropped), so it bounds no
+  true type-I error; F uses only δ_low's monotonicity (and its first family never exceeds 1 − A_i at
+  α = B_i, since δ_low(ε) ≥ A_i − e^ε·B_i: it loses nothing against those points). H can still win where
+  the count tests' pairs (other c) are stronger, so the minimum of both is kept.
 
 Cost: after the run is composed (as for ``dp``), preparing each of the four composed PLDs costs O(n) Arb
 operations (n its length); each α then costs O(log n) per bisection step, about 60 steps per family and
-bound.
+bound. Per-epoch runs: the allocation ladder's search about 0.7 s at t = 100 (a check re-evaluates only the
+recorded orders), the composed pairs as for the ``dp`` lower end (about a second for 3 epochs of 100 steps).
 """
 
 from __future__ import annotations
 
 from bisect import bisect_right
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
+from typing import Any, Sequence
 
 from flint import arb, ctx
 
 from ..curves.accountant import DIRECTIONS, Curves
 from ..curves.compose import PLD, shift_ball
 from ..curves.gaussian import FLOOR, GaussianCurve
-from ..curves.per_epoch import PerEpochBounds
+from ..curves.per_epoch import Composed, PerEpochBounds, composed_pld
+from ..curves.random_allocation import ORDERS, applies
 from ..foundations.decimals import decimal_text
-from ..foundations.inputs import InputError
+from ..foundations.inputs import InputError, fraction_text, parse_rational
 from ..foundations.results import lower_end, to_arb, upper_end
+from ..foundations.run import Phase
 
-__all__ = ["Envelopes", "gaussian_tradeoff", "inverse_phi", "phi", "lower_hull", "hull_at", "LADDER", "check_rate"]
+__all__ = ["Envelopes", "PerEpochEnvelope", "gaussian_tradeoff", "inverse_phi", "phi", "lower_hull", "hull_at",
+           "LADDER", "ALLOCATION_LADDER", "check_rate"]
 
 LADDER = (Fraction(0), Fraction(1, 2), Fraction(1), Fraction(2), Fraction(4), Fraction(8))  # ε of the per-epoch tests
+# ε of the (ε, δ_upper(ε)) lines of a balls-in-bins run's lower envelope: 0, 1/8, …, 16 (module docstring)
+ALLOCATION_LADDER = tuple(Fraction(k, 8) for k in range(129))
+_MAX_COMPOSED = 4  # composed pairs a certificate may record for the upper envelope (both orders of up to two c)
 _BISECTIONS = 64  # bisection steps on ε (each halves the interval; 64 reach far below any grid step)
 _GAUSSIAN_PREC = 256
 
@@ -130,6 +172,85 @@ def hull_at(hull: list[tuple[Fraction, Fraction]], alpha: Fraction) -> Fraction:
         return hull[-1][1]
     (x1, y1), (x2, y2) = hull[i - 1], hull[i]
     return y1 + (y2 - y1) * (alpha - x1) / (x2 - x1)
+
+
+@dataclass(frozen=True)
+class PerEpochEnvelope:
+    """What a per-epoch run's envelopes use beyond its bracket's settings (a trade-off certificate records it):
+    ``allocation``, the (ε, random-allocation order) of the :data:`ALLOCATION_LADDER` points whose proven
+    δ_upper(ε) beats no amplification (lower envelope), and ``composed``, the composed binned maxima pairs
+    whose PLDs give the upper envelope (module docstring). Both empty: a certificate from before either
+    (the lower envelope G_μ₀, the upper one the hull of the count tests)."""
+
+    allocation: tuple[tuple[Fraction, int], ...] = ()
+    composed: tuple[Composed, ...] = ()
+
+    KEYS = ("envelope_lower_random_allocation", "envelope_upper_composed")
+
+    def to_json(self) -> dict[str, Any]:
+        """The settings' fields; none when both are empty (the same envelopes as a certificate from before them)."""
+        if not (self.allocation or self.composed):
+            return {}
+        return {"envelope_lower_random_allocation": [{"epsilon": fraction_text(e), "order": o}
+                                                     for e, o in self.allocation],
+                "envelope_upper_composed": [c.to_json() for c in self.composed]}
+
+    @classmethod
+    def from_json(cls, phases: Sequence[Phase], s: dict[str, Any]) -> "PerEpochEnvelope":
+        """The recorded settings, or InputError when they do not fit the run or ask for more than the search
+        does (ε off the ladder, an order not tried, more than :data:`_MAX_COMPOSED` pairs). Neither key: ((), ())."""
+        phases = tuple(phases)
+        if not any(k in s for k in cls.KEYS):
+            return cls()
+        ladder = set(ALLOCATION_LADDER)
+        allocation = []
+        for entry in s.get("envelope_lower_random_allocation") or []:
+            eps, order = parse_rational(entry["epsilon"], "epsilon"), entry["order"]
+            if eps not in ladder or order not in ORDERS or not applies(phases):
+                raise InputError(f"settings: envelope_lower_random_allocation entry {entry} is not a ladder point "
+                                 "and order of a run with a balls-in-bins add-remove phase")
+            allocation.append((eps, order))
+        if len(set(e for e, _ in allocation)) != len(allocation):
+            raise InputError("settings: envelope_lower_random_allocation repeats an epsilon")
+        composed = []
+        for c in s.get("envelope_upper_composed") or []:
+            composed.append(Composed(
+                c["order"], parse_rational(c["others_gradient"], "others_gradient"),
+                parse_rational(c["lowest_edge"], "lowest_edge"), parse_rational(c["bin_width"], "bin_width"),
+                c["edges"], parse_rational(c["grid_step"], "grid_step"), c["fixed_point_bits"]).checked(phases))
+        if len(composed) > _MAX_COMPOSED:
+            raise InputError(f"settings: envelope_upper_composed records more than {_MAX_COMPOSED} pairs")
+        return cls(tuple(allocation), tuple(composed))
+
+
+def search_per_epoch(curves: PerEpochBounds) -> PerEpochEnvelope:
+    """The settings of a per-epoch run's envelopes (module docstring): every ladder point where random
+    allocation's best order beats no amplification, and both orders of the composed maxima pair with the
+    others' gradient c chosen as the bracket chooses it at ε = 0 (a heuristic: any choice is proven)."""
+    from ..curves.per_epoch import _choose  # noqa: PLC0415 (the bracket's own choice of c; private to curves)
+
+    allocation, index = [], None
+    bound = curves.allocation
+    if bound is not None:
+        for eps in ALLOCATION_LADDER:
+            if index is None:  # every order at the first point, then a descent from the last point's best
+                order, value = bound.delta(eps)
+                index = ORDERS.index(order)
+            else:
+                value = bound.delta(eps, ORDERS[index])[1]
+                for step in (1, -1):
+                    while 0 <= index + step < len(ORDERS):
+                        nearby = bound.delta(eps, ORDERS[index + step])[1]
+                        if not nearby < value:
+                            break
+                        index, value = index + step, nearby
+            if value < curves.upper.delta_bounds(eps)[1]:
+                allocation.append((eps, ORDERS[index]))
+    composed: tuple[Composed, ...] = ()
+    if any(p.epochs[0] >= 1 for p in curves.phases):
+        comp = _choose(curves.phases, None, Fraction(0))
+        composed = tuple(replace(comp, order=o) for o in ("forward", "reverse"))
+    return PerEpochEnvelope(tuple(allocation), composed)
 
 
 @dataclass
@@ -197,9 +318,13 @@ class _Side:
 class Envelopes:
     """Proven lower and upper envelopes of the trade-off function of a run (module docstring)."""
 
-    def __init__(self, curves: Curves | GaussianCurve | PerEpochBounds):
+    def __init__(self, curves: Curves | GaussianCurve | PerEpochBounds, recorded: PerEpochEnvelope | None = None):
+        """``recorded``: a per-epoch run's envelope settings to use (a certificate's; None: searched when first
+        needed, then :attr:`per_epoch` holds them)."""
         self.curves = curves
         self._sides: dict[str, list[_Side]] = {}
+        self.per_epoch = recorded
+        self._ladder: list[tuple[arb, Fraction]] | None = None  # (e^ε, proven δ_upper(ε)) of the allocation lines
         if isinstance(curves, Curves):
             self.prec = curves.prec
             for bound in ("upper", "lower"):
@@ -227,6 +352,13 @@ class Envelopes:
         alpha = check_rate(alpha)
         if alpha == 1:
             return Fraction(0)
+        if isinstance(self.curves, PerEpochBounds):
+            if alpha == 0:
+                return Fraction(1)  # G_μ(0) = 1
+            low = max(self._gaussian(alpha)[0], self.allocation_lower(alpha))
+            if hull_at(self.hull(), alpha) < low:
+                raise ArithmeticError("an attack beats the proven lower envelope: a bug, refuse")
+            return low
         if not isinstance(self.curves, Curves):
             return Fraction(1) if alpha == 0 else self._gaussian(alpha)[0]  # G_μ(0) = 1
         if alpha == 0:  # f(0) = 1 − δ(∞) ≥ 1 − (the dominating pairs' mass at +∞)
@@ -240,10 +372,63 @@ class Envelopes:
         alpha = check_rate(alpha)
         if alpha in (0, 1):
             return 1 - alpha
+        if isinstance(self.curves, PerEpochBounds):
+            up = min(hull_at(self.hull(), alpha), self.composed_upper(alpha), 1 - alpha)
+            if up < self.lower(alpha):
+                raise ArithmeticError("an attack beats the proven lower envelope: a bug, refuse")
+            return up
         if not isinstance(self.curves, Curves):
             return self._gaussian(alpha)[1]
         up = max(Fraction(0), self._family(alpha, "lower", "t"), self._family(alpha, "lower", "u"))
         return min(up, 1 - alpha)
+
+    # -- per-epoch runs -----------------------------------------------------------------------------
+
+    def hull(self) -> list[tuple[Fraction, Fraction]]:
+        """The lower convex hull of the explicit-pair count tests' (α, β) (per-epoch runs; module docstring)."""
+        if self._hull is None:
+            self._hull = lower_hull(self.curves.attack_points(LADDER))
+        return self._hull
+
+    def prepare(self) -> PerEpochEnvelope:
+        """A per-epoch run's envelope settings (searched once, or the recorded ones) with the allocation lines'
+        δ_upper(ε) and the composed pairs' prepared PLDs."""
+        if self.per_epoch is None:
+            self.per_epoch = search_per_epoch(self.curves)
+        if self._ladder is None:
+            ladder = []
+            with ctx.workprec(self.prec):
+                for eps, order in self.per_epoch.allocation:
+                    ladder.append((to_arb(eps).exp(), self.curves.allocation.delta(eps, order)[1]))
+            sides = []
+            for comp in self.per_epoch.composed:
+                pld = composed_pld(tuple(self.curves.phases), comp)
+                if pld is not None:
+                    sides.append(_Side(pld, self.prec))
+            self._sides["lower"] = sides
+            with ctx.workprec(self.prec):
+                self._eps_max = max((upper_end(s.top()) for s in sides), default=Fraction(0)) + 1
+            self._ladder = ladder
+        return self.per_epoch
+
+    def allocation_lower(self, alpha: Fraction) -> Fraction:
+        """max over the recorded ladder points of the (ε, δ_upper(ε))-DP trade-off lower bound at α, each line's
+        Arb ball's lower end (0 with no ladder point; module docstring)."""
+        self.prepare()
+        best = Fraction(0)
+        with ctx.workprec(self.prec):
+            a = to_arb(alpha)
+            for x, delta in self._ladder:
+                rest = 1 - to_arb(delta)
+                best = max(best, lower_end(rest - x * a), lower_end((rest - a) / x))
+        return best
+
+    def composed_upper(self, alpha: Fraction) -> Fraction:
+        """The upper envelope from the composed maxima PLDs' δ_low(ε) (module docstring; 1 − α without any)."""
+        self.prepare()
+        if not self._sides["lower"]:
+            return 1 - alpha
+        return max(Fraction(0), self._family(alpha, "lower", "t"), self._family(alpha, "lower", "u"))
 
     def _gaussian(self, alpha: Fraction) -> tuple[Fraction, Fraction]:
         with ctx.workprec(self.prec):
@@ -252,13 +437,6 @@ class Envelopes:
             tiny = bool(g.upper() < to_arb(FLOOR))  # [0, FLOOR] (module docstring)
             low = Fraction(0) if tiny else max(Fraction(0), lower_end(g))
             high = FLOOR if tiny else upper_end(g)
-        if isinstance(self.curves, PerEpochBounds):  # chords through the explicit-pair attacks (module docstring)
-            if self._hull is None:
-                self._hull = lower_hull(self.curves.attack_points(LADDER))
-            up = min(hull_at(self._hull, alpha), 1 - alpha)
-            if up < low:
-                raise ArithmeticError("an attack beats the no-amplification lower envelope: a bug, refuse")
-            return low, up
         return low, min(high, 1 - alpha)
 
     # -- the convex problems ----------------------------------------------------------------------
