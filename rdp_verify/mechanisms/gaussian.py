@@ -1,0 +1,92 @@
+"""The Gaussian mechanism f(D) + N(0, σ²) with sensitivity s: a symmetric pair, exact δ in closed form.
+
+**Pair** (dp_accounting 0.6, ``pld/privacy_loss_mechanism.py``: ``AdditiveNoisePrivacyLoss`` lines
+246-251, REMOVE: μ_upper(x) = μ(x + s), μ_lower(x) = μ(x); ``GaussianPrivacyLoss`` lines 1093-1131 and
+``_privacy_loss_without_subsampling_remove`` line 1268):
+
+    P = N(−s, σ²),   Q = N(0, σ²),   L(x) = log dP/dQ(x) = −s(2x + s)/(2σ²),
+
+non-increasing in x; L > ℓ ⟺ x < t(ℓ) = −σ²ℓ/s − s/2, a rational. Under P, L ~ N(μ²/2, μ²) with
+μ = s/σ, and under Q, −L has the same law: both directions have one PLD (computed once).
+
+**Curve** (Balle & Wang 2018, ICML, "Improving the Gaussian mechanism", Theorem 8), for every real ε:
+
+    δ(ε) = Φ(μ/2 − ε/μ) − e^ε·Φ(−μ/2 − ε/μ),   μ = s/σ.
+
+**Events.** dp_accounting's ``GaussianDpEvent(noise_multiplier)`` is ``Gaussian(noise_multiplier, 1)``
+under ADD_OR_REMOVE_ONE and REPLACE_SPECIAL, and ``Gaussian(noise_multiplier, 2)`` under REPLACE_ONE:
+``pld_privacy_accountant.py`` lines 84-94 pass the neighbouring relation to
+``from_gaussian_mechanism``, which for REPLACE_ONE uses AdjacencyType.REPLACE
+(``privacy_loss_distribution.py`` line 941), μ_upper(x) = μ(x + s), μ_lower(x) = μ(x − s)
+(``privacy_loss_mechanism.py`` lines 253-254): the means 2s apart.
+
+**Rounding**: :mod:`rdp_verify.mechanisms.rounding` (upper: losses and masses up, mass above the range
+to +∞; lower: both down, mass below the range dropped). Φ is evaluated through erfc in Arb
+(:func:`rdp_verify.curves.gaussian.erfc_ball`), relative-accurate in the far tail.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import ClassVar
+
+from flint import arb, ctx
+
+from ..curves.gaussian import erfc_ball
+from ..foundations.results import to_arb
+from .rounding import Cut, Mechanism, MonotonePair, check_positive, exact_cut
+
+__all__ = ["Gaussian", "GaussianPair", "phi"]
+
+
+def phi(x: arb) -> arb:
+    """A ball containing the standard normal CDF Φ(x) = erfc(−x/√2)/2."""
+    return erfc_ball(-x / arb(2).sqrt()) / 2
+
+
+class GaussianPair(MonotonePair):
+    """P = N(−s, σ²), Q = N(0, σ²) (module docstring)."""
+
+    continuous_loss = True
+
+    def __init__(self, sigma: Fraction, sensitivity: Fraction):
+        self.sigma, self.s = sigma, sensitivity
+
+    def p_cdf(self, x: arb) -> arb:
+        return phi((x + to_arb(self.s)) / to_arb(self.sigma))
+
+    def q_cdf(self, x: arb) -> arb:
+        return phi(x / to_arb(self.sigma))
+
+    def cut(self, level: Fraction, strict: bool) -> Cut:
+        return exact_cut(-self.sigma ** 2 * level / self.s - self.s / 2)
+
+
+@dataclass(frozen=True)
+class Gaussian(Mechanism):
+    """The Gaussian mechanism with standard deviation ``sigma`` and sensitivity ``sensitivity`` (exact, > 0)."""
+
+    sigma: Fraction
+    sensitivity: Fraction = Fraction(1)
+    symmetric: ClassVar[bool] = True
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "sigma", check_positive(self.sigma, "sigma"))
+        object.__setattr__(self, "sensitivity", check_positive(self.sensitivity, "sensitivity"))
+
+    def pair(self) -> GaussianPair:
+        return GaussianPair(self.sigma, self.sensitivity)
+
+    def loss_scale(self) -> Fraction:
+        """μ = s/σ, the standard deviation of the loss."""
+        return self.sensitivity / self.sigma
+
+    def delta_exact(self, epsilon: Fraction, prec: int) -> arb:
+        """A ball containing δ(ε) (Balle & Wang 2018, Theorem 8; module docstring), both directions."""
+        epsilon = Fraction(epsilon)
+        with ctx.workprec(prec):
+            mu = to_arb(self.sensitivity) / to_arb(self.sigma)
+            eps = to_arb(epsilon)
+            return phi(mu / 2 - eps / mu) - eps.exp() * phi(-mu / 2 - eps / mu)
+

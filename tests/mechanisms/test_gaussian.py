@@ -1,0 +1,80 @@
+"""Gaussian mechanism: one use against Balle & Wang's closed form, k uses against the Gaussian of σ/√k."""
+
+from fractions import Fraction
+
+import mpmath as mp
+import pytest
+
+from rdp_verify.foundations.inputs import InputError
+from rdp_verify.mechanisms.gaussian import Gaussian
+from tests.mechanisms.checks import BITS, PREC, TAIL, bracket, composed, frac_mpf, holds, read, width
+
+EPSILONS = [Fraction(-1, 2), Fraction(0), Fraction(1, 2), Fraction(2)]
+
+
+def balle_wang(mu, eps):
+    """An independent mpmath evaluation of Theorem 8: Φ(μ/2 − ε/μ) − e^ε Φ(−μ/2 − ε/μ)."""
+    return mp.ncdf(mu / 2 - eps / mu) - mp.exp(eps) * mp.ncdf(-mu / 2 - eps / mu)
+
+
+def test_one_use_brackets_the_closed_form_and_shrinks_like_h():
+    g = Gaussian(Fraction(3, 2), Fraction(2))
+    coarse, fine = (g.plds(h, BITS, TAIL) for h in (Fraction(1, 50), Fraction(1, 100)))
+    assert coarse["add", "upper"] is coarse["remove", "upper"]  # symmetric: computed once
+    for eps in EPSILONS:
+        exact = g.delta_exact(eps, PREC)
+        widths = []
+        for plds in (coarse, fine):
+            lo, up = bracket(plds, "remove", eps)
+            assert holds(lo, exact, up)
+            widths.append(width(lo, up))
+        assert widths[1] <= Fraction(6, 10) * widths[0]  # O(h): halving h about halves the width
+        assert widths[0] <= Fraction(1, 20)
+    with mp.workdps(40):  # the module's closed form against an independent one
+        for eps in EPSILONS:
+            assert holds(g.delta_exact(eps, PREC), balle_wang(mp.mpf(4) / 3, frac_mpf(eps)),
+                         g.delta_exact(eps, PREC), Fraction(1, 10**30))
+
+
+def test_hockey_stick_of_the_pair_is_the_closed_form():
+    g = Gaussian(Fraction(1), Fraction(1))
+    for eps in EPSILONS:
+        assert holds(g.hockey_stick(eps, PREC), g.delta_exact(eps, PREC), g.hockey_stick(eps, PREC))
+        assert width(g.hockey_stick(eps, PREC), g.hockey_stick(eps, PREC)) < Fraction(1, 10**30)
+
+
+def test_k_uses_bracket_the_gaussian_of_sigma_over_root_k():
+    k, g = 16, Gaussian(Fraction(4), Fraction(1))
+    lower, upper = composed(g.plds(Fraction(1, 400), BITS, TAIL), "remove", k)
+    with mp.workdps(40):
+        mu = mp.sqrt(k) / 4
+        for eps in (Fraction(0), Fraction(1, 2), Fraction(3, 2)):
+            lo, up = read(lower, eps), read(upper, eps)
+            assert holds(lo, balle_wang(mu, frac_mpf(eps)), up, Fraction(1, 10**30))
+            assert width(lo, up) < Fraction(k, 400) / 2  # about k·h times the slope of δ
+
+
+def test_replace_one_is_sensitivity_two():
+    # dp_accounting's REPLACE_ONE Gaussian shifts the means by 2s (module docstring)
+    assert Gaussian(Fraction(3), Fraction(2)).loss_scale() == Fraction(2, 3)
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), Fraction(-1), Fraction(0), 0.5, True])
+def test_parameters_are_validated(bad):
+    with pytest.raises(InputError):
+        Gaussian(bad)
+    with pytest.raises(InputError):
+        Gaussian(Fraction(1), bad)
+
+
+@pytest.mark.parametrize("h, bits, tail", [(Fraction(0), 40, TAIL), (0.01, 40, TAIL), (Fraction(1, 10), 0, TAIL),
+                                           (Fraction(1, 10), 40, Fraction(0)), (Fraction(1, 10), 40, Fraction(1))])
+def test_grid_arguments_are_validated(h, bits, tail):
+    with pytest.raises(InputError):
+        Gaussian(Fraction(1)).plds(h, bits, tail)
+
+
+def test_initial_step_is_a_power_of_two_near_the_tolerance():
+    h = Gaussian(Fraction(2)).initial_step(Fraction(1, 100))
+    assert h.numerator == 1 and h.denominator & (h.denominator - 1) == 0
+    assert Fraction(1, 800) <= h <= Fraction(1, 200)
