@@ -1,0 +1,116 @@
+"""The Laplace mechanism f(D) + Lap(b) with sensitivity s: a symmetric pair, exact δ in closed form.
+
+**Pair** (dp_accounting 0.6, ``pld/privacy_loss_mechanism.py``: ``AdditiveNoisePrivacyLoss`` lines
+246-251, REMOVE: μ_upper(x) = μ(x + s), μ_lower(x) = μ(x); ``LaplacePrivacyLoss`` lines 847-907, density
+e^{−|x|/b}/(2b), and ``_privacy_loss_without_subsampling_remove`` line 988):
+
+    P = Lap(−s, b),   Q = Lap(0, b),   L(x) = (|x| − |x + s|)/b,   ε₀ = s/b,
+
+non-increasing in x: L = ε₀ for x ≤ −s (P-mass 1/2), L = −ε₀ for x ≥ 0 (P-mass e^{−ε₀}/2), and
+L = −(2x + s)/b in between, a continuous part with P-density e^{(ℓ − ε₀)/2}/4 in ℓ. The cuts are
+rational: {L > ℓ} = {x < −(bℓ + s)/2} for −ε₀ ≤ ℓ < ε₀, empty for ℓ ≥ ε₀, everything for ℓ < −ε₀
+({L ≥ ℓ} likewise with the ends ε₀ and −ε₀ moved to the other side). Under Q, −L has the law of L under
+P: one PLD for both directions.
+
+**Curve** (e.g. Koskela, Jälkö, Honkela 2020, Section 6; it follows from Neyman–Pearson with the cut
+above): for −ε₀ ≤ ε ≤ ε₀
+
+    δ(ε) = 1 − e^{(ε − ε₀)/2},
+
+δ(ε) = 0 for ε ≥ ε₀ and δ(ε) = 1 − e^ε for ε ≤ −ε₀.
+
+**Events.** dp_accounting's ``LaplaceDpEvent(noise_multiplier)`` is ``Laplace(noise_multiplier, 1)``
+under ADD_OR_REMOVE_ONE and REPLACE_SPECIAL (``pld_privacy_accountant.py`` lines 95-116:
+``from_laplace_mechanism(parameter=noise_multiplier)``, sensitivity 1 by default); REPLACE_ONE is refused
+there and is not modelled here either.
+
+**Rounding**: :mod:`rdp_verify.mechanisms.rounding`. The atoms at ±ε₀ are rounded like any loss
+(upper: to h·⌈±ε₀/h⌉, lower: to h·⌊±ε₀/h⌋, exact rationals); the loss is bounded, so nothing is cut.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import ClassVar
+
+from flint import arb, ctx
+
+from ..foundations.results import to_arb
+from .rounding import ABOVE, BELOW, Cut, Mechanism, MonotonePair, check_positive, exact_cut
+
+__all__ = ["Laplace", "LaplacePair", "laplace_cdf"]
+
+
+def laplace_cdf(x: arb, centre: Fraction, b: Fraction) -> arb:
+    """A ball containing the CDF of Lap(centre, b) at the exact point x: e^{d}/2 for d = (x − centre)/b ≤ 0,
+    1 − e^{−d}/2 for d ≥ 0 (both formulas where the sign of d is undecided: they agree at d = 0)."""
+    d = (x - to_arb(centre)) / to_arb(b)
+    left, right = None, None
+    if not d > 0:
+        left = d.exp() / 2
+    if not d < 0:
+        right = 1 - (-d).exp() / 2
+    if left is None:
+        return right
+    return left if right is None else left.union(right)
+
+
+class LaplacePair(MonotonePair):
+    """P = Lap(−s, b), Q = Lap(0, b) (module docstring)."""
+
+    def __init__(self, b: Fraction, sensitivity: Fraction):
+        self.b, self.s = b, sensitivity
+
+    def p_cdf(self, x: arb) -> arb:
+        return laplace_cdf(x, -self.s, self.b)
+
+    def q_cdf(self, x: arb) -> arb:
+        return laplace_cdf(x, Fraction(0), self.b)
+
+    def cut(self, level: Fraction, strict: bool) -> Cut:
+        top = self.s / self.b
+        if level > top or (strict and level == top):
+            return BELOW, BELOW
+        if level < -top or (not strict and level == -top):
+            return ABOVE, ABOVE
+        return exact_cut(-(self.b * level + self.s) / 2)
+
+
+@dataclass(frozen=True)
+class Laplace(Mechanism):
+    """The Laplace mechanism with noise scale ``b`` (dp_accounting's ``parameter`` / ``noise_multiplier``) and
+    sensitivity ``sensitivity`` (exact, > 0)."""
+
+    b: Fraction
+    sensitivity: Fraction = Fraction(1)
+    symmetric: ClassVar[bool] = True
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "b", check_positive(self.b, "b"))
+        object.__setattr__(self, "sensitivity", check_positive(self.sensitivity, "sensitivity"))
+
+    @property
+    def epsilon0(self) -> Fraction:
+        """ε₀ = s/b, the largest loss (the mechanism is (ε₀, 0)-DP)."""
+        return self.sensitivity / self.b
+
+    def pair(self) -> LaplacePair:
+        return LaplacePair(self.b, self.sensitivity)
+
+    def loss_scale(self) -> Fraction:
+        return self.epsilon0
+
+    def loss_range(self) -> tuple[Fraction, Fraction]:
+        """The loss lies in [−ε₀, ε₀]."""
+        return -self.epsilon0, self.epsilon0
+
+    def delta_exact(self, epsilon: Fraction, prec: int) -> arb:
+        """A ball containing δ(ε) in closed form (module docstring), both directions."""
+        epsilon, e0 = Fraction(epsilon), self.epsilon0
+        with ctx.workprec(prec):
+            if epsilon >= e0:
+                return arb(0)
+            if epsilon <= -e0:
+                return 1 - to_arb(epsilon).exp()
+            return 1 - (to_arb(epsilon - e0) / 2).exp()

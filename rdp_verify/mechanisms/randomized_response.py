@@ -1,0 +1,98 @@
+"""Randomized response over k buckets with noise parameter p: at most three loss atoms, exact δ.
+
+**Mechanism** (dp_accounting 0.6, ``dp_event.py`` ``RandomizedResponseDpEvent`` lines 246-260): with
+probability 1 − p output the input bucket, with probability p a uniformly random one of the k.
+
+**Pairs** (``pld/privacy_loss_distribution.py``, ``from_randomized_response`` lines 664-791, the
+mechanism is defined only for these two relations; ``pld_privacy_accountant.py`` lines 60-83):
+
+* REPLACE_ONE (``neighbours="replace-one"``, lines 750-767), symmetric: outcomes (x, x′, other)
+  with P = (1 − p(k−1)/k, p/k, (k−2)p/k) and Q = (p/k, 1 − p(k−1)/k, (k−2)p/k); losses ±log r,
+  r = (1 − p(k−1)/k)/(p/k), and 0.
+* REPLACE_SPECIAL (``neighbours="replace-special"``, lines 768-791): x against the special input ⊥
+  whose output is uniform: outcomes (x, other) with P = (1 − p(k−1)/k, (k−1)p/k), Q = (1/k, 1 − 1/k);
+  remove is (P, Q) and add (Q, P), as dp_accounting's ``symmetric=False`` PLD.
+
+The masses are exact rationals and the losses log(P_i/Q_i) are ordered by the exact ratios
+(:class:`rdp_verify.mechanisms.rounding.FinitePair`); each loss is rounded to the grid by an Arb
+comparison of P_i/Q_i with e^{kh} (never equal for a rational ratio ≠ 1 and kh ≠ 0, e^{kh} being
+transcendental; at ratio 1 the loss is exactly 0).
+
+**Curve** (exact): δ(ε) = Σ_i (P_i − e^ε·Q_i)_+.
+
+**Rounding**: :mod:`rdp_verify.mechanisms.rounding`; the loss is bounded: nothing is cut.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+from flint import arb, ctx
+
+from ..foundations.inputs import InputError
+from ..foundations.results import to_arb
+from .rounding import FinitePair, Mechanism, check_probability, check_whole
+
+__all__ = ["RandomizedResponse", "NEIGHBOURS"]
+
+NEIGHBOURS = ("replace-one", "replace-special")
+
+
+def _positive_part(x: arb) -> arb:
+    """A ball containing max(t, 0) for every t in x."""
+    if x >= 0:
+        return x
+    if x <= 0:
+        return arb(0)
+    return arb(0).union(arb(x.upper()))
+
+
+@dataclass(frozen=True)
+class RandomizedResponse(Mechanism):
+    """Randomized response with ``noise_parameter`` p ∈ (0, 1] over ``num_buckets`` k ≥ 2 buckets, under
+    ``neighbours`` "replace-one" (dp_accounting's default) or "replace-special"."""
+
+    noise_parameter: Fraction
+    num_buckets: int
+    neighbours: str = "replace-one"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "noise_parameter",
+                           check_probability(self.noise_parameter, "noise_parameter", closed=True))
+        check_whole(self.num_buckets, "num_buckets", 2)
+        if self.neighbours not in NEIGHBOURS:
+            raise InputError(f"neighbours={self.neighbours!r} must be one of {', '.join(NEIGHBOURS)} (dp_accounting "
+                             f"defines randomized response only for REPLACE_ONE and REPLACE_SPECIAL)")
+
+    def masses(self) -> tuple[tuple[Fraction, ...], tuple[Fraction, ...]]:
+        """(P, Q): the remove pair's exact masses, outcomes of zero mass left out (module docstring)."""
+        p, k = self.noise_parameter, self.num_buckets
+        keep = 1 - p * (k - 1) / k
+        if self.neighbours == "replace-one":
+            pairs = [(keep, p / k), (p / k, keep), ((k - 2) * p / k, (k - 2) * p / k)]
+        else:
+            pairs = [(keep, Fraction(1, k)), ((k - 1) * p / k, 1 - Fraction(1, k))]
+        pairs = [(a, b) for a, b in pairs if a > 0 or b > 0]
+        return tuple(a for a, _ in pairs), tuple(b for _, b in pairs)
+
+    def is_symmetric(self) -> bool:
+        return self.neighbours == "replace-one"
+
+    def pair(self) -> FinitePair:
+        return FinitePair(*self.masses())
+
+    def loss_scale(self) -> Fraction:
+        """A rational ≥ the largest |loss| / 2: the bit length of the largest likelihood ratio (heuristic)."""
+        p, q = self.masses()
+        ratio = max(max(a / b, b / a) for a, b in zip(p, q))
+        return Fraction(max(1, ratio.numerator.bit_length() - ratio.denominator.bit_length()), 2)
+
+    def delta_exact(self, epsilon: Fraction, prec: int, direction: str = "remove") -> arb:
+        """A ball containing the direction's δ(ε) = Σ (P_i − e^ε Q_i)_+ (exact masses)."""
+        p, q = self.masses()
+        if direction == "add":
+            p, q = q, p
+        with ctx.workprec(prec):
+            x = to_arb(Fraction(epsilon)).exp()
+            return sum((_positive_part(to_arb(a) - x * to_arb(b)) for a, b in zip(p, q)), arb(0))

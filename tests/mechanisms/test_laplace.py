@@ -1,0 +1,111 @@
+"""Laplace mechanism: one use against the closed form, two uses and Laplace + Gaussian against mpmath
+quadrature over the exact law of the Laplace loss, ten uses against dp_accounting's own two PLDs (a peer)."""
+
+from fractions import Fraction
+
+import mpmath as mp
+import pytest
+
+from rdp_verify.curves.compose import Budget, compose, products_needed
+from rdp_verify.foundations.inputs import InputError
+from rdp_verify.mechanisms.gaussian import Gaussian
+from rdp_verify.mechanisms.laplace import Laplace
+from tests.mechanisms.checks import BITS, PREC, TAIL, bracket, composed, frac_mpf, holds, read, width
+
+EPSILONS = [Fraction(-3, 2), Fraction(0), Fraction(1, 3), Fraction(9, 10), Fraction(1)]
+SLACK = Fraction(1, 10**25)  # mpmath quadrature at 40 digits
+
+
+def delta_one(eps, e0):
+    """δ(ε) of one Laplace use, every real ε (independent of the module)."""
+    if eps >= e0:
+        return mp.mpf(0)
+    if eps <= -e0:
+        return 1 - mp.exp(eps)
+    return 1 - mp.exp((eps - e0) / 2)
+
+
+def expect_over_loss(f, e0, points=()):
+    """E[f(L)] for L the Laplace loss under P: atoms 1/2 at ε₀ and e^{−ε₀}/2 at −ε₀, density e^{(ℓ−ε₀)/2}/4 between."""
+    inner = sorted({-e0, e0, *[p for p in points if -e0 < p < e0]})
+    return (f(e0) / 2 + mp.exp(-e0) * f(-e0) / 2
+            + mp.quad(lambda ell: mp.exp((ell - e0) / 2) / 4 * f(ell), inner))
+
+
+def test_the_law_of_the_loss_has_mass_one():
+    with mp.workdps(40):
+        assert abs(expect_over_loss(lambda ell: 1, mp.mpf(3) / 4) - 1) < mp.mpf(10) ** -35
+
+
+def test_one_use_brackets_the_closed_form_and_shrinks_like_h():
+    m = Laplace(Fraction(4, 3), Fraction(4, 3))  # ε₀ = 1
+    coarse, fine = (m.plds(h, BITS, TAIL) for h in (Fraction(1, 64), Fraction(1, 128)))
+    assert coarse["remove", "upper"].inf == 0  # bounded loss: nothing cut
+    for eps in EPSILONS:
+        exact = m.delta_exact(eps, PREC)
+        widths = []
+        for plds in (coarse, fine):
+            lo, up = bracket(plds, "add", eps)
+            assert holds(lo, exact, up)
+            widths.append(width(lo, up))
+        assert widths[1] <= Fraction(6, 10) * widths[0] or widths[0] < Fraction(1, 10**12)
+        assert holds(m.hockey_stick(eps, PREC), exact, m.hockey_stick(eps, PREC))
+    with mp.workdps(40):
+        for eps in EPSILONS:
+            assert holds(m.delta_exact(eps, PREC), delta_one(frac_mpf(eps), 1), m.delta_exact(eps, PREC), SLACK)
+
+
+def test_two_uses_bracket_the_quadrature():
+    m = Laplace(Fraction(2))  # ε₀ = 1/2
+    lower, upper = composed(m.plds(Fraction(1, 200), BITS, TAIL), "remove", 2)
+    with mp.workdps(40):
+        e0 = mp.mpf(1) / 2
+        for eps in (Fraction(0), Fraction(1, 4), Fraction(3, 4)):
+            x = frac_mpf(eps)
+            reference = expect_over_loss(lambda ell: delta_one(x - ell, e0), e0, (x - e0, x + e0))
+            lo, up = read(lower, eps), read(upper, eps)
+            assert holds(lo, reference, up, SLACK)
+            assert width(lo, up) < Fraction(1, 100)
+
+
+def test_laplace_and_gaussian_composed_bracket_the_quadrature():
+    h, lap, gauss = Fraction(1, 200), Laplace(Fraction(1)), Gaussian(Fraction(2))
+    a, b = lap.plds(h, BITS, TAIL), gauss.plds(h, BITS, TAIL)
+    budget = Budget(int(TAIL * 2**BITS), 2, products_needed([1, 1]))
+    with mp.workdps(40):
+        mu = mp.mpf(1) / 2
+        for eps in (Fraction(0), Fraction(1, 2), Fraction(1)):
+            x = frac_mpf(eps)
+
+            def gaussian(e):
+                return mp.ncdf(mu / 2 - e / mu) - mp.exp(e) * mp.ncdf(-mu / 2 - e / mu)
+
+            reference = expect_over_loss(lambda ell: gaussian(x - ell), mp.mpf(1))
+            lo = read(compose([(a["remove", "lower"], 1), (b["remove", "lower"], 1)], budget), eps)
+            up = read(compose([(a["remove", "upper"], 1), (b["remove", "upper"], 1)], budget), eps)
+            assert holds(lo, reference, up, SLACK)
+            assert width(lo, up) < Fraction(1, 100)
+
+
+def test_ten_uses_agree_with_dp_accounting():
+    pld = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
+    k, m = 10, Laplace(Fraction(1))
+    lower, upper = composed(m.plds(Fraction(1, 500), BITS, TAIL), "remove", k)
+    peer = {bound: pld.from_laplace_mechanism(1.0, value_discretization_interval=1e-4,
+                                              pessimistic_estimate=bound == "upper").self_compose(k)
+            for bound in ("upper", "lower")}
+    for eps in (Fraction(1), Fraction(3), Fraction(6)):
+        lo, up = read(lower, eps), read(upper, eps)
+        pess, opt = (Fraction(peer[b].get_delta_for_epsilon(float(eps))) for b in ("upper", "lower"))
+        # the peer's pessimistic value bounds from above, its optimistic from below (up to float rounding)
+        assert holds(lo, pess, up + 1, Fraction(1, 10**9)) and holds(lo - 1, opt, up, Fraction(1, 10**9))
+        assert opt <= pess
+        assert width(lo, up) < Fraction(5, 100)
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("-inf"), Fraction(-2), Fraction(0), 1.0])
+def test_parameters_are_validated(bad):
+    with pytest.raises(InputError):
+        Laplace(bad)
+    with pytest.raises(InputError):
+        Laplace(Fraction(1), bad)
