@@ -37,7 +37,17 @@ from typing import ClassVar
 from flint import arb, ctx
 
 from ..foundations.results import to_arb
-from .rounding import ABOVE, BELOW, Cut, Mechanism, MonotonePair, check_positive, check_whole, exact_cut
+from .rounding import (
+    ABOVE,
+    BELOW,
+    Cut,
+    Mechanism,
+    MonotonePair,
+    check_direction,
+    check_positive,
+    check_whole,
+    exact_cut,
+)
 
 __all__ = ["DiscreteLaplace", "DiscreteLaplacePair", "dlap_cdf"]
 
@@ -106,8 +116,9 @@ class DiscreteLaplace(Mechanism):
         out += [(-self.a * (2 * x + s), z * (-a * (x + s)).exp(), z * (a * x).exp()) for x in range(-s + 1, 0)]
         return out
 
-    def delta_exact(self, epsilon: Fraction, prec: int) -> arb:
-        """A ball containing δ(ε), summed over the loss atoms (module docstring), both directions."""
+    def delta_exact(self, epsilon: Fraction, prec: int, direction: str = "remove") -> arb:
+        """A ball containing δ(ε), summed over the loss atoms (module docstring), both directions (symmetric)."""
+        check_direction(direction)
         epsilon = Fraction(epsilon)
         with ctx.workprec(prec):
             x = to_arb(epsilon).exp()

@@ -35,7 +35,7 @@ from flint import arb, ctx
 
 from ..curves.gaussian import erfc_ball
 from ..foundations.results import to_arb
-from .rounding import Cut, Mechanism, MonotonePair, check_positive, exact_cut
+from .rounding import Cut, Mechanism, MonotonePair, check_direction, check_positive, exact_cut
 
 __all__ = ["Gaussian", "GaussianPair", "phi"]
 
@@ -82,8 +82,9 @@ class Gaussian(Mechanism):
         """μ = s/σ, the standard deviation of the loss."""
         return self.sensitivity / self.sigma
 
-    def delta_exact(self, epsilon: Fraction, prec: int) -> arb:
-        """A ball containing δ(ε) (Balle & Wang 2018, Theorem 8; module docstring), both directions."""
+    def delta_exact(self, epsilon: Fraction, prec: int, direction: str = "remove") -> arb:
+        """A ball containing δ(ε) (Balle & Wang 2018, Theorem 8; module docstring), both directions (symmetric)."""
+        check_direction(direction)
         epsilon = Fraction(epsilon)
         with ctx.workprec(prec):
             mu = to_arb(self.sensitivity) / to_arb(self.sigma)

@@ -37,7 +37,7 @@ from typing import ClassVar
 from flint import arb, ctx
 
 from ..foundations.results import to_arb
-from .rounding import ABOVE, BELOW, Cut, Mechanism, MonotonePair, check_positive, exact_cut
+from .rounding import ABOVE, BELOW, Cut, Mechanism, MonotonePair, check_direction, check_positive, exact_cut
 
 __all__ = ["Laplace", "LaplacePair", "laplace_cdf"]
 
@@ -105,8 +105,9 @@ class Laplace(Mechanism):
         """The loss lies in [−ε₀, ε₀]."""
         return -self.epsilon0, self.epsilon0
 
-    def delta_exact(self, epsilon: Fraction, prec: int) -> arb:
-        """A ball containing δ(ε) in closed form (module docstring), both directions."""
+    def delta_exact(self, epsilon: Fraction, prec: int, direction: str = "remove") -> arb:
+        """A ball containing δ(ε) in closed form (module docstring), both directions (symmetric)."""
+        check_direction(direction)
         epsilon, e0 = Fraction(epsilon), self.epsilon0
         with ctx.workprec(prec):
             if epsilon >= e0:

@@ -32,7 +32,7 @@ from flint import arb, ctx
 
 from ..foundations.inputs import InputError
 from ..foundations.results import to_arb
-from .rounding import FinitePair, Mechanism, check_probability, check_whole
+from .rounding import FinitePair, Mechanism, check_direction, check_probability, check_whole
 
 __all__ = ["RandomizedResponse", "NEIGHBOURS"]
 
@@ -91,7 +91,7 @@ class RandomizedResponse(Mechanism):
     def delta_exact(self, epsilon: Fraction, prec: int, direction: str = "remove") -> arb:
         """A ball containing the direction's δ(ε) = Σ (P_i − e^ε Q_i)_+ (exact masses)."""
         p, q = self.masses()
-        if direction == "add":
+        if check_direction(direction) == "add":
             p, q = q, p
         with ctx.workprec(prec):
             x = to_arb(Fraction(epsilon)).exp()

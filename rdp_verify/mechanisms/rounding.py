@@ -82,7 +82,7 @@ from ..foundations.results import lower_end, to_arb, upper_end
 
 __all__ = ["DIRECTIONS", "BOUNDS", "GUARD_BITS", "MAX_POINTS", "BELOW", "ABOVE", "Cut", "MonotonePair",
            "FinitePair", "PoissonSampled", "Mechanism", "discretize", "hockey_stick", "survival", "upper_int",
-           "lower_int", "ball_cut", "exact_cut", "check_positive", "check_probability", "check_whole", "check_grid"]
+           "lower_int", "ball_cut", "exact_cut", "check_positive", "check_probability", "check_whole", "check_grid", "check_direction"]
 
 DIRECTIONS = ("remove", "add")
 BOUNDS = ("upper", "lower")
@@ -363,8 +363,7 @@ class Mechanism(ABC):
 
     def hockey_stick(self, epsilon: Fraction, prec: int, direction: str = "remove") -> arb:
         """A ball containing the direction's δ(ε) of one use, from the pair (Neyman–Pearson)."""
-        if direction not in DIRECTIONS:
-            raise InputError(f"direction={direction!r} must be 'remove' or 'add'")
+        check_direction(direction)
         epsilon = _exact(epsilon, "epsilon")
         with ctx.workprec(prec):
             return hockey_stick(self.pair(), direction, epsilon)
@@ -407,6 +406,13 @@ def check_whole(value: object, name: str, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
         raise InputError(f"{name}={value!r} must be a whole number of at least {minimum}")
     return value
+
+
+def check_direction(direction: object) -> str:
+    """"remove" or "add", else :class:`InputError`."""
+    if direction not in DIRECTIONS:
+        raise InputError(f"direction={direction!r} must be 'remove' or 'add'")
+    return direction
 
 
 def check_grid(h: object, bits: object, tail: object) -> tuple[Fraction, int, Fraction]:
