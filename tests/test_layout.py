@@ -1,6 +1,6 @@
 """The package layout is the architecture: each folder imports only the folders below it.
 
-foundations ← methods ← certificates ← accounting ← curves ← {audit, reference, tightness, cdp, accountants,
+foundations ← events; foundations ← methods ← certificates ← accounting ← curves ← {audit, reference, tightness, cdp, accountants,
 calibration, tradeoff} ← cli.
 A new folder must be added here (and to the README's layout) before it can land.
 """
@@ -14,6 +14,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "rdp_verify"
 
 ALLOWED = {
     "foundations": set(),
+    "events": {"foundations"},
     "methods": {"foundations"},
     "certificates": {"methods", "foundations"},
     "accounting": {"methods", "foundations"},
