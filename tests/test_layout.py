@@ -1,7 +1,7 @@
 """The package layout is the architecture: each folder imports only the folders below it.
 
-foundations ← events; foundations ← methods ← certificates ← accounting ← curves ← {audit, reference, tightness, cdp, accountants,
-calibration, tradeoff} ← cli.
+foundations ← methods ← certificates ← accounting ← curves ← {audit, reference, tightness, cdp, accountants,
+calibration, tradeoff} ← cli; foundations ← events (the run model).
 A new folder must be added here (and to the README's layout) before it can land.
 """
 
