@@ -9,7 +9,8 @@ from flint import arb, ctx
 from mutations import assert_every_field_checked, edited
 
 from rdp_verify.curves.accountant import bracket
-from rdp_verify.curves.certificate import POLICY, SCHEMA, certify_run, check_run_certificate, compare, recompute
+from rdp_verify.curves.certificate import (POLICY, SCHEMA, certificate_of, certify_run, check_run_certificate, compare,
+                                          recompute)
 from rdp_verify.curves.replace_one import ReplaceOneCurve, SymmetrisedCurve
 from rdp_verify.foundations.results import to_arb
 from rdp_verify.foundations.run import Phase
@@ -55,7 +56,7 @@ def test_curvature_bound_covers_the_second_derivative(lo, hi):
     curve = ReplaceOneCurve(q, sigma, PREC)
     with ctx.workprec(PREC):
         bound = _mid(curve.curvature_bound(to_arb(Fraction(lo)), to_arb(Fraction(hi))))
-    with mp.workdps(25):  # enough for a second difference accurate far below the 1e-8 slack
+    with mp.workdps(15):  # mp.diff works at 3·(prec + 20) bits: 25 digits agree to 1e-15, far below the 1e-8 slack
         for t in (0, mp.mpf(1) / 3, mp.mpf(2) / 3, 1):
             x = mp.mpf(lo) + t * (mp.mpf(hi) - mp.mpf(lo))
             second = mp.diff(lambda y: replace_curve(q, sigma, y), x, 2)
@@ -114,11 +115,18 @@ def test_issue_run_meets_the_width_and_contains_dp_accountings_replace_one_value
     assert contains(result.lower, result.upper, mp.mpf(fine), slack=abs(coarse - fine))
 
 
-def test_fixed_size_batches_stay_under_dp_accountings_rdp_bound():
+@pytest.fixture(scope="module")
+def fixed_run():
+    """The bracket of one fixed-size run (q = 0.01, σ = 2, T = 300, 600 of 60000), shared by the two tests below
+    (they only read its ends)."""
+    return bracket([Phase(Fraction(1, 100), Fraction(2), 300, "fixed", "replace-one", 600, 60000)],
+                   delta=Fraction(1, 10**5))
+
+
+def test_fixed_size_batches_stay_under_dp_accountings_rdp_bound(fixed_run):
     """dp_accounting's RDP for SampledWithoutReplacementDpEvent (Wang, Balle, Kasiviswanathan 2019, Theorem 27)
     reads noise_multiplier relative to the sum's sensitivity (2 under replace-one): σ/2 is the same mechanism."""
-    phase = Phase(Fraction(1, 100), Fraction(2), 300, "fixed", "replace-one", 600, 60000)
-    result = bracket([phase], delta=Fraction(1, 10**5))
+    result = fixed_run
     assert 0 < result.lower <= result.upper
     dp_accounting = pytest.importorskip("dp_accounting")
     from dp_accounting.rdp import rdp_privacy_accountant
@@ -128,19 +136,21 @@ def test_fixed_size_batches_stay_under_dp_accountings_rdp_bound():
     assert result.upper <= Fraction(acc.get_epsilon(1e-5))
 
 
-def test_fixed_size_lower_end_is_the_sgm_at_half_sigma():
+def test_fixed_size_lower_end_is_the_sgm_at_half_sigma(fixed_run):
     """The lower end comes from an actual pair that realises SG(q, σ/2)'s remove (or add) pair in every step:
     it cannot exceed that run's proven upper end, and the fixed run's upper end is at least its lower end."""
-    fixed = bracket([Phase(Fraction(1, 100), Fraction(2), 300, "fixed", "replace-one", 600, 60000)],
-                    delta=Fraction(1, 10**5))
+    fixed = fixed_run
     sgm = bracket([Phase(Fraction(1, 100), Fraction(1), 300)], delta=Fraction(1, 10**5))
     assert fixed.lower <= sgm.upper and sgm.lower <= fixed.upper
 
 
-@pytest.mark.parametrize("sampler, sizes", [("poisson", (None, None)), ("fixed", (20, 1000))])
-def test_certificates_name_the_pair_and_every_field_is_verified(sampler, sizes):
+# fixed: the first grid 5× coarser (bracket's coarsen, as the calibration ladder's first rungs): its width is the
+# gap between two pairs (0.027 at every grid), so the walk still refines and stops (the refinements are recorded)
+@pytest.mark.parametrize("sampler, sizes, coarsen", [("poisson", (None, None), 1), ("fixed", (20, 1000), 5)])
+def test_certificates_name_the_pair_and_every_field_is_verified(sampler, sizes, coarsen):
     phase = Phase(Fraction(1, 50), Fraction(3, 2), 50, sampler, "replace-one", *sizes)
-    cert = certify_run([phase], delta=Fraction(1, 10**6))
+    result = bracket([phase], delta=Fraction(1, 10**6), coarsen=coarsen)
+    cert = certificate_of(result, delta=Fraction(1, 10**6))  # certify_run is bracket + certificate_of
     (grid,) = cert["settings"]["grids"]
     assert grid["pair"] == ("replace-one" if sampler == "poisson" else "fixed-replace-one")
     assert cert["inputs"]["phases"][0]["neighbours"] == "replace-one" and "replace-one" in cert["assumptions"]["neighbours"]
