@@ -1,5 +1,5 @@
 """Laplace mechanism: one use against the closed form, two uses and Laplace + Gaussian against mpmath
-quadrature over the exact law of the Laplace loss, ten uses against dp_accounting's own two PLDs (a peer)."""
+quadrature over the exact law of the Laplace loss, ten uses against dp_accounting's own two PLDs (a peer, tests/mechanisms/peer.py)."""
 
 from fractions import Fraction
 
@@ -11,6 +11,7 @@ from rdp_verify.foundations.inputs import InputError
 from rdp_verify.mechanisms.gaussian import Gaussian
 from rdp_verify.mechanisms.laplace import Laplace
 from tests.mechanisms.checks import BITS, PREC, TAIL, bracket, composed, frac_mpf, holds, read, width
+from tests.mechanisms.peer import assert_consistent, peer_deltas
 
 EPSILONS = [Fraction(-3, 2), Fraction(0), Fraction(1, 3), Fraction(9, 10), Fraction(1)]
 SLACK = Fraction(1, 10**25)  # mpmath quadrature at 40 digits
@@ -88,19 +89,16 @@ def test_laplace_and_gaussian_composed_bracket_the_quadrature():
 
 
 def test_ten_uses_agree_with_dp_accounting():
-    pld = pytest.importorskip("dp_accounting.pld.privacy_loss_distribution")
     k, m = 10, Laplace(Fraction(1))
     lower, upper = composed(m.plds(Fraction(1, 500), BITS, TAIL), "remove", k)
-    peer = {bound: pld.from_laplace_mechanism(1.0, value_discretization_interval=1e-4,
-                                              pessimistic_estimate=bound == "upper").self_compose(k)
-            for bound in ("upper", "lower")}
-    for eps in (Fraction(1), Fraction(3), Fraction(6)):
-        lo, up = read(lower, eps), read(upper, eps)
-        pess, opt = (Fraction(peer[b].get_delta_for_epsilon(float(eps))) for b in ("upper", "lower"))
-        # the peer's pessimistic value bounds from above, its optimistic from below (up to float rounding)
-        assert holds(lo, pess, up + 1, Fraction(1, 10**9)) and holds(lo - 1, opt, up, Fraction(1, 10**9))
-        assert opt <= pess
-        assert width(lo, up) < Fraction(5, 100)
+
+    def build(pessimistic):
+        from dp_accounting.pld import privacy_loss_distribution as pld
+        return pld.from_laplace_mechanism(1.0, pessimistic_estimate=pessimistic, value_discretization_interval=1e-4)
+
+    epsilons = [Fraction(1), Fraction(3), Fraction(6)]
+    assert_consistent({"remove": lower}, {"remove": upper}, peer_deltas(build, k, epsilons))
+    assert all(width(read(lower, eps), read(upper, eps)) < Fraction(5, 100) for eps in epsilons)
 
 
 @pytest.mark.parametrize("bad", [float("nan"), float("-inf"), Fraction(-2), Fraction(0), 1.0])
