@@ -5,9 +5,11 @@ privacy-curve certificate), the envelopes [f_low(α), f_up(α)] at the α asked 
 μ bracket, the advantage and the Bayesian success bounds, every number rounded outward to 12
 significant digits (:func:`rdp_verify.curves.certificate.interval_text`), with the theorem each rests on (:data:`PROOFS`).
 
-:func:`check_tradeoff_certificate` re-verifies every field but :data:`NOT_VERIFIED`: schema and content
-hash, then a recomputation from the recorded inputs and settings (exact integers and Arb: the same on
-every machine; per-epoch runs re-prove their recorded tests) that must match field for field.
+:func:`check_tradeoff_certificate` re-verifies every field but :data:`NOT_VERIFIED`: schema and content hash,
+then a recomputation from the recorded inputs and settings (exact integers and Arb: the same on every machine;
+per-epoch runs re-prove their recorded tests, and their envelopes use the recorded random-allocation orders and
+composed pairs, ``settings.envelope_*``: :class:`~rdp_verify.tradeoff.envelope.PerEpochEnvelope`; a certificate
+without those fields, from before them, is recomputed as it was made) that must match field for field.
 """
 
 from __future__ import annotations

@@ -56,18 +56,18 @@ exact rationals of that size would not fit in memory, and the ball's ends are ne
 
     L(α) = max over ε ∈ E of max{0, 1 − δ_up(ε) − e^ε·α, e^{−ε}(1 − δ_up(ε) − α)}.
 
-*Theorem* (Dong, Roth, Su 2022, Proposition 2.5; the hypothesis-testing form of Kairouz, Oh, Viswanath
-2015): a mechanism is (ε, δ)-DP iff T(M(D), M(D')) ≥ f_{ε,δ}(α) = max{0, 1 − δ − e^ε α, e^{−ε}(1 − δ − α)} for every pair of
-neighbouring datasets, either order. The run is (ε, δ_up(ε))-DP at every ε (δ_up proven for both directions
+*Theorem* (Dong, Roth, Su 2022, Proposition 2.5; the hypothesis-testing form of Kairouz, Oh, Viswanath 2015): a
+mechanism is (ε, δ)-DP iff T(M(D), M(D')) ≥ f_{ε,δ}(α) = max{0, 1 − δ − e^ε α, e^{−ε}(1 − δ − α)} for every pair
+of neighbouring datasets, either order. The run is (ε, δ_up(ε))-DP at every ε (δ_up proven for both directions
 of the pair, :mod:`~rdp_verify.curves.random_allocation`), so f ≥ f_{ε,δ_up(ε)} for each ε, hence f ≥ L (a
 maximum of lower bounds). E is the subset of :data:`ALLOCATION_LADDER` (ε = k/8, 0 ≤ k ≤ 128) where random
-allocation's δ_up(ε) at the order found (every order of :data:`~rdp_verify.curves.random_allocation.ORDERS`
-at the first point, then a descent from the previous point's best: a heuristic, any order is proven) is
-below no amplification's (elsewhere the line is below G_μ₀, the exact trade-off function of that Gaussian).
-**Rounding:** δ_up(ε) is an exact rational at or above the proven ball (pessimistic, random_allocation's
-rounding); f_{ε,δ} is decreasing in δ, so the line at δ_up is at most the line at the true δ(ε); each line
-is an Arb ball (e^ε a ball) and its *lower* end is taken: L is rounded down. Shuffled runs, and balls-in-bins
-under replace-one, have no amplified upper end: f_low = G_μ₀ as before.
+allocation's δ_up(ε) at the order found (every order of :data:`~rdp_verify.curves.random_allocation.ORDERS` at
+the first point, then a descent from the previous point's best: a heuristic, any order is proven) is below no
+amplification's (elsewhere the line is below G_μ₀, the exact trade-off function of that Gaussian). **Rounding:**
+δ_up(ε) is an exact rational at or above the proven ball (pessimistic, random_allocation's rounding); f_{ε,δ} is
+decreasing in δ, so the line at δ_up is at most the line at the true δ(ε); each line is an Arb ball (e^ε a ball)
+and its *lower* end is taken: L is rounded down. Shuffled runs, and balls-in-bins under replace-one, have no
+amplified upper end: f_low = G_μ₀ as before.
 
 *Upper envelope.* f_up = min(1 − α, H(α), F(α)), each an upper bound of f:
 
@@ -82,11 +82,15 @@ under replace-one, have no amplified upper end: f_low = G_μ₀ as before.
   F is the formula of f from δ (first paragraph) on δ_low = max over the two orders, the same convex problems as
   the dominated pairs of a discrete run, with the same proven rounding: F(α) = 1 − (a lower bound of the
   minimum, by tangent lines with proven slope signs), so F is rounded **up** and F ≥ f (f is decreasing
-  in δ). Why not the Neyman–Pearson points (B_i, 1 − A_i) of the PLD read as a pair: after rounding,
-  B_i = Σ_{j≥i} M_j e^{−ℓ_j} moves both ways (masses down, e^{−ℓ} up, cells dropped), so it bounds no
-  true type-I error; F uses only δ_low's monotonicity (and its first family never exceeds 1 − A_i at
-  α = B_i, since δ_low(ε) ≥ A_i − e^ε·B_i: it loses nothing against those points). H can still win where
-  the count tests' pairs (other c) are stronger, so the minimum of both is kept.
+  in δ). The bisection is steered in double precision (cheap: a certificate reads F at about 50 α), then
+  moved to the two half-lattice points around the nearest loss k·h (every composed loss lies on h·ℤ): there
+  each direction's piece is unambiguous, and when the kink is the minimiser the two tangent lines are its
+  two pieces, so the bound is the minimum itself up to the balls' radii. Why not the Neyman–Pearson points
+  (B_i, 1 − A_i) of the PLD read as a pair: after rounding, B_i = Σ_{j≥i} M_j e^{−ℓ_j} moves both ways (masses
+  down, e^{−ℓ} up, cells dropped), so it bounds no true type-I error; F uses only δ_low's monotonicity (and
+  its first family never exceeds 1 − A_i at α = B_i, since δ_low(ε) ≥ A_i − e^ε·B_i: it loses nothing against
+  those points). H can still win where the count tests' pairs (other c) are stronger, so the minimum of both
+  is kept.
 
 Cost: after the run is composed (as for ``dp``), preparing each of the four composed PLDs costs O(n) Arb
 operations (n its length); each α then costs O(log n) per bisection step, about 60 steps per family and
@@ -96,6 +100,7 @@ recorded orders), the composed pairs as for the ``dp`` lower end (about a second
 
 from __future__ import annotations
 
+import math
 from bisect import bisect_right
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
@@ -188,30 +193,41 @@ class PerEpochEnvelope:
     KEYS = ("envelope_lower_random_allocation", "envelope_upper_composed")
 
     def to_json(self) -> dict[str, Any]:
-        """The settings' fields; none when both are empty (the same envelopes as a certificate from before them)."""
+        """The settings' fields; none when both are empty (the same envelopes as a certificate from before them).
+        The ladder points are written as runs of consecutive points sharing an order: {order, from, to}."""
         if not (self.allocation or self.composed):
             return {}
-        return {"envelope_lower_random_allocation": [{"epsilon": fraction_text(e), "order": o}
-                                                     for e, o in self.allocation],
+        index = {e: i for i, e in enumerate(ALLOCATION_LADDER)}
+        runs: list[list[Any]] = []
+        for eps, order in self.allocation:
+            if runs and runs[-1][0] == order and index[runs[-1][2]] + 1 == index[eps]:
+                runs[-1][2] = eps
+            else:
+                runs.append([order, eps, eps])
+        return {"envelope_lower_random_allocation": [{"order": o, "from_epsilon": fraction_text(a),
+                                                      "to_epsilon": fraction_text(b)} for o, a, b in runs],
                 "envelope_upper_composed": [c.to_json() for c in self.composed]}
 
     @classmethod
     def from_json(cls, phases: Sequence[Phase], s: dict[str, Any]) -> "PerEpochEnvelope":
         """The recorded settings, or InputError when they do not fit the run or ask for more than the search
-        does (ε off the ladder, an order not tried, more than :data:`_MAX_COMPOSED` pairs). Neither key: ((), ())."""
+        does (ε off the ladder, an order not tried, a ladder point twice, more than :data:`_MAX_COMPOSED`
+        pairs). Neither key: ((), ())."""
         phases = tuple(phases)
         if not any(k in s for k in cls.KEYS):
             return cls()
-        ladder = set(ALLOCATION_LADDER)
-        allocation = []
+        index = {e: i for i, e in enumerate(ALLOCATION_LADDER)}
+        allocation: list[tuple[Fraction, int]] = []
         for entry in s.get("envelope_lower_random_allocation") or []:
-            eps, order = parse_rational(entry["epsilon"], "epsilon"), entry["order"]
-            if eps not in ladder or order not in ORDERS or not applies(phases):
-                raise InputError(f"settings: envelope_lower_random_allocation entry {entry} is not a ladder point "
-                                 "and order of a run with a balls-in-bins add-remove phase")
-            allocation.append((eps, order))
-        if len(set(e for e, _ in allocation)) != len(allocation):
-            raise InputError("settings: envelope_lower_random_allocation repeats an epsilon")
+            order = entry["order"]
+            first = index.get(parse_rational(entry["from_epsilon"], "from_epsilon"))
+            last = index.get(parse_rational(entry["to_epsilon"], "to_epsilon"))
+            if first is None or last is None or first > last or order not in ORDERS or not applies(phases):
+                raise InputError(f"settings: envelope_lower_random_allocation entry {entry} is not a run of ladder "
+                                 "points and an order of a run with a balls-in-bins add-remove phase")
+            allocation += [(ALLOCATION_LADDER[i], order) for i in range(first, last + 1)]
+        if len({e for e, _ in allocation}) != len(allocation):
+            raise InputError("settings: envelope_lower_random_allocation repeats a ladder point")
         composed = []
         for c in s.get("envelope_upper_composed") or []:
             composed.append(Composed(
@@ -280,7 +296,18 @@ class _Side:
                 weight *= step
             self.scale = arb(2) ** -p.bits
             self.b = [x * self.scale for x in b]  # at the working precision: exact, a power of two
+            # double-precision copies that only steer a bisection (per-epoch runs; never part of a bound)
+            self.float_a = [x / (1 << p.bits) for x in a]
+            self.float_b = [float(x.mid()) for x in self.b]
+            self.float_loss0, self.float_h = float(self.loss0.mid()), float(p.h)
         self.a = a
+
+    def at_float(self, eps: float, x: float) -> tuple[float, float, float]:
+        """(δ_d(ε), A, B) in double precision, x = e^ε (a heuristic for steering: the piece of the first loss above
+        ε; IEEE operations only, so the same on every machine)."""
+        n = self.pld.length
+        i = min(max(math.floor((eps - self.float_loss0) / self.float_h) + 1, 0), n) if n else 0
+        return self.float_a[i] - x * self.float_b[i], self.float_a[i], self.float_b[i]
 
     def top(self) -> arb:
         """The largest finite loss (a ball)."""
@@ -324,6 +351,8 @@ class Envelopes:
         self.curves = curves
         self._sides: dict[str, list[_Side]] = {}
         self.per_epoch = recorded
+        # per-epoch runs steer the bisection in double precision (the bound is still proven at its end points)
+        self._float_steering = isinstance(curves, PerEpochBounds)
         self._ladder: list[tuple[arb, Fraction]] | None = None  # (e^ε, proven δ_upper(ε)) of the allocation lines
         if isinstance(curves, Curves):
             self.prec = curves.prec
@@ -406,6 +435,8 @@ class Envelopes:
                 if pld is not None:
                     sides.append(_Side(pld, self.prec))
             self._sides["lower"] = sides
+            # every composed loss lies on grid_step·ℤ (no shift): the steering's lattice
+            self._lattice = min((c.grid_step for c in self.per_epoch.composed), default=Fraction(1))
             with ctx.workprec(self.prec):
                 self._eps_max = max((upper_end(s.top()) for s in sides), default=Fraction(0)) + 1
             self._ladder = ladder
@@ -456,6 +487,18 @@ class Envelopes:
         x = e.exp() if family == "t" else (-e).exp()
         return x, rows
 
+    def _float_slope(self, eps: float, alpha: float, bound: str, family: str) -> float:
+        """The active direction's slope at ε in double precision (steering only, as :meth:`_point`'s)."""
+        rows = []
+        x = float(arb(eps).exp().mid())  # e^ε by Arb (not the platform's libm: the steering is the same everywhere)
+        for side in self._sides[bound]:
+            value, a, b = side.at_float(eps, x)
+            if family == "t":
+                rows.append((value + alpha * x, alpha - b))
+            else:
+                rows.append(((value - (1 - alpha)) / x, a - (1 - alpha)))
+        return max(rows)[1]
+
     @staticmethod
     def _active(rows: list[tuple[arb, arb]]) -> tuple[arb, arb]:
         return max(rows, key=lambda r: float(r[0].mid()))
@@ -467,7 +510,10 @@ class Envelopes:
             a = to_arb(alpha)
 
             def past(eps: Fraction) -> bool:  # the minimiser lies at ε or below (the active slope steers)
-                slope = float(self._active(self._point(eps, a, bound, family)[1])[1].mid())
+                if self._float_steering:
+                    slope = self._float_slope(float(eps), float(alpha), bound, family)
+                else:
+                    slope = float(self._active(self._point(eps, a, bound, family)[1])[1].mid())
                 return slope >= 0 if family == "t" else slope <= 0  # x = e^{ε} grows with ε, x = e^{−ε} shrinks
 
             lo, hi = Fraction(0), self._eps_max
@@ -480,6 +526,10 @@ class Envelopes:
                         hi = mid
                     else:
                         lo = mid
+                if self._float_steering:  # the kink k·h nearest: its two pieces, read between lattice points
+                    h = self._lattice
+                    k = math.floor((lo + hi) / (2 * h) + Fraction(1, 2))
+                    lo, hi = max((k - Fraction(1, 2)) * h, Fraction(0)), (k + Fraction(1, 2)) * h
             xa, rows_a = self._point(lo, a, bound, family)
             xb, rows_b = self._point(hi, a, bound, family)
             if bound == "upper":  # any point gives a valid lower bound on f: take the better one

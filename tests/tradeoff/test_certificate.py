@@ -3,12 +3,14 @@
 import copy
 import json
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
 from rdp_verify.certificates.certificate import content_hash
 from rdp_verify.foundations.run import Phase
 from rdp_verify.tradeoff import certify_tradeoff, check_tradeoff_certificate
+from rdp_verify.tradeoff.envelope import PerEpochEnvelope
 
 RUNS = {
     "gaussian": [Phase(Fraction(1), Fraction(2), 4)],
@@ -16,6 +18,7 @@ RUNS = {
     "replace-one": [Phase(Fraction(1, 50), Fraction(2), 50, neighbours="replace-one")],
     "shuffle": [Phase(Fraction(1, 10), Fraction(1), 20, sampler="shuffle", batch_size=10, dataset_size=100)],
 }
+BALLS = [Phase(Fraction(1, 10), Fraction(7, 10), 10, sampler="balls-in-bins", batch_size=10, dataset_size=100)]
 
 
 @pytest.fixture(scope="module", params=sorted(RUNS))
@@ -96,3 +99,72 @@ def test_settings_beyond_the_commands_limits_are_refused_before_any_work(subsamp
         check_tradeoff_certificate(edited(subsampled, "settings.grid_step", "0.0000001"))
     with pytest.raises(Refused, match="fixed_point_bits=100000"):
         check_tradeoff_certificate(edited(subsampled, "settings.fixed_point_bits", 100000))
+
+
+# -- per-epoch envelopes (issue 28, item 5): recorded, recomputed, and certificates from before still confirmed ----
+
+BEFORE = Path(__file__).parent / "data" / "tradeoff-v1-before-issue-28.json"  # rdp_verify 0.2.0 before item 5
+
+
+@pytest.fixture(scope="module")
+def before():
+    """Certificates of the balls-in-bins and the shuffled run of RUNS written before item 5 (alphas 1/1000 and 1/2,
+    FPR 1/100, prior 1/2): no envelope settings recorded."""
+    return json.loads(BEFORE.read_text("utf-8"))
+
+
+def test_certificates_from_before_are_still_confirmed(before):
+    for old in before:
+        assert not any(k in old["settings"] for k in PerEpochEnvelope.KEYS)
+        assert check_tradeoff_certificate(old) == []
+
+
+@pytest.fixture(scope="module")
+def balls_in_bins():
+    return certify_tradeoff(BALLS, alphas=[Fraction(1, 1000), Fraction(1, 2)],
+                            fprs=[Fraction(1, 100)], priors=[Fraction(1, 2)])
+
+
+def test_per_epoch_envelopes_recorded_and_rechecked(balls_in_bins, before):
+    """The new certificate records the ladder points and the composed pairs, a check recomputes them (round trip
+    through JSON), and its envelopes are inside the ones certified before (the same run, the same rates)."""
+    cert = balls_in_bins
+    s = cert["settings"]
+    assert s["envelope_lower_random_allocation"] and len(s["envelope_upper_composed"]) == 2
+    assert "envelopes_per_epoch" in cert["proofs"]
+    assert check_tradeoff_certificate(json.loads(json.dumps(cert))) == []
+    old = next(c for c in before if c["inputs"]["phases"] == cert["inputs"]["phases"])
+    for new_row, old_row in zip(cert["envelope"], old["envelope"]):
+        assert new_row["alpha"] == old_row["alpha"]
+        assert Fraction(old_row["f_lower"]) < Fraction(new_row["f_lower"])
+        assert Fraction(new_row["f_upper"]) <= Fraction(old_row["f_upper"])
+
+
+def test_per_epoch_envelope_settings_are_verified(balls_in_bins):
+    """Dropping the settings (and their proof) leaves a certificate whose envelopes a check recomputes as before
+    the issue: they no longer match. A forged order or ε is refused as an input."""
+    bare = copy.deepcopy(balls_in_bins)
+    for key in PerEpochEnvelope.KEYS:
+        del bare["settings"][key]
+    del bare["proofs"]["envelopes_per_epoch"]
+    problems = check_tradeoff_certificate(reseal(bare))
+    assert any(p.startswith("envelope.") for p in problems)
+    for field, value in (("order", 1), ("from_epsilon", "1/3"), ("to_epsilon", "-1")):
+        bad = copy.deepcopy(balls_in_bins)
+        bad["settings"]["envelope_lower_random_allocation"][0][field] = value
+        assert any(p.startswith("inputs: settings: envelope_lower_random_allocation")
+                   for p in check_tradeoff_certificate(reseal(bad)))
+
+
+def test_every_per_epoch_envelope_field_is_verified(balls_in_bins):
+    """The mutation test of the format, on the balls-in-bins certificate's new fields (the rest as above)."""
+    from mutations import assert_every_field_checked
+
+    from rdp_verify.tradeoff.certificate import POLICY, SCHEMA, recompute
+    cert = balls_in_bins
+    keep = {k: cert["settings"][k] for k in PerEpochEnvelope.KEYS}
+    small = {**cert, "settings": {"mu_squared_upper": cert["settings"]["mu_squared_upper"], **keep,
+                                  "lower_tests": cert["settings"]["lower_tests"][:1]}}
+    small = recompute(reseal(small))  # one count test kept: a smaller certificate, recomputed from its settings
+    assert small["settings"]["envelope_lower_random_allocation"] == keep["envelope_lower_random_allocation"]
+    assert assert_every_field_checked(small, recompute(small), POLICY, POLICY.compare, SCHEMA) > 20
