@@ -1,7 +1,7 @@
 """The package layout is the architecture: each folder imports only the folders below it.
 
-foundations ← methods ← certificates ← accounting ← curves ← {audit, reference, tightness, cdp, accountants,
-calibration, tradeoff} ← cli; foundations ← events (the run model).
+foundations ← methods ← certificates ← accounting ← curves ← mechanisms ← privacy_curve (with events, the run
+model, on foundations) ← {audit, reference, tightness, cdp, accountants, calibration, tradeoff} ← cli.
 A new folder must be added here (and to the README's layout) before it can land.
 """
 
@@ -20,15 +20,17 @@ ALLOWED = {
     "accounting": {"methods", "foundations"},
     "curves": {"accounting", "certificates", "methods", "foundations"},
     "mechanisms": {"curves", "foundations"},  # one module per mechanism: proven PLDs fed to curves.compose
+    "privacy_curve": {"events", "mechanisms", "curves", "accounting", "certificates", "methods", "foundations"},
     "audit": {"curves", "accounting", "certificates", "methods", "foundations"},
     "reference": {"curves", "accounting", "certificates", "methods", "foundations"},
     "tightness": {"certificates", "methods", "foundations"},
     "cdp": {"certificates", "methods", "foundations"},
-    "accountants": {"curves", "accounting", "certificates", "methods", "foundations"},
+    "accountants": {"privacy_curve", "events", "mechanisms", "curves", "accounting", "certificates", "methods",
+                    "foundations"},
     "calibration": {"curves", "accounting", "certificates", "methods", "foundations"},
     "tradeoff": {"curves", "certificates", "foundations"},
-    "cli": {"audit", "reference", "tightness", "cdp", "calibration", "tradeoff", "curves", "accounting", "certificates",
-            "methods", "foundations"},
+    "cli": {"audit", "reference", "tightness", "cdp", "calibration", "tradeoff", "privacy_curve", "events", "mechanisms",
+            "curves", "accounting", "certificates", "methods", "foundations"},
 }
 
 

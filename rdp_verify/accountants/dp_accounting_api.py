@@ -14,8 +14,13 @@ run by ``DpEvent`` objects and asks an accountant to ``compose`` them, then ``ge
   ``NoOpDpEvent`` (nothing); a Poisson event with q = 0 releases nothing about the data and
   is composed as nothing.
 
-Everything else (σ = 0, Laplace, ...) is not supported: ``supports`` says False and ``compose``
-raises ``UnsupportedEventError``.
+and, through the event tree (:mod:`rdp_verify.privacy_curve.table`), every other mechanism with a proven bracket:
+``LaplaceDpEvent``, ``DiscreteLaplaceDpEvent``, ``RandomizedResponseDpEvent``, ``MixtureOfGaussiansDpEvent``,
+a Poisson-sampled Laplace, ``SingleEpochTreeAggregationDpEvent``, in any composition with the DP-SGD steps
+(answered by :func:`rdp_verify.privacy_curve.certificate.certify_event`). ``NonPrivateDpEvent`` (or a zero noise
+parameter) is accepted and answered honestly: ``get_epsilon`` is inf, ``get_delta`` 1. What has no proven
+bracket (``ZCDpEvent`` in a tree, truncated or repeated mechanisms, sampling with replacement, ...) is not
+supported: ``supports`` says False and ``compose`` raises ``UnsupportedEventError``.
 
 **Neighbouring relations.** ``ADD_OR_REMOVE_ONE`` (the default; both directions) and ``REPLACE_ONE``.
 Under ``REPLACE_ONE`` σ is read as dp_accounting's PLD accountant reads it: every record's contribution
@@ -36,6 +41,7 @@ only when its events are in use.
 
 from __future__ import annotations
 
+import math
 import sys
 from fractions import Fraction
 from typing import Any
@@ -43,11 +49,12 @@ from typing import Any
 from ..curves.accountant import DEFAULT_TOLERANCE
 from ..foundations.inputs import InputError, check_delta, check_epsilon, check_q, check_run_sigma, check_tolerance
 from ..foundations.run import Phase
+from ..foundations.decimals import float_rounded
 from .ledger import Ledger, checked, exact_number
 
 __all__ = ["CertifiedPldAccountant", "UnsupportedEventError"]
 
-_RELATIONS = {"ADD_OR_REMOVE_ONE": "add-remove", "REPLACE_ONE": "replace-one"}
+_RELATIONS = {"ADD_OR_REMOVE_ONE": "add-remove", "REPLACE_ONE": "replace-one", "REPLACE_SPECIAL": "replace-special"}
 
 
 class UnsupportedEventError(Exception):
@@ -88,6 +95,8 @@ class CertifiedPldAccountant:
         self._neighbours = _RELATIONS.get(relation, "add-remove")
         self._ledger = Ledger(checked(check_tolerance, tolerance, "tolerance"))
         self._events: list[tuple[Any, int]] = []
+        self._tree: list[Any] = []  # the run as rdp_verify events (rdp_verify.events), for runs beyond the SGM family
+        self._run: Any = None  # its resolved run once it has other mechanisms (privacy_curve.table.Run), else None
 
     @property
     def neighboring_relation(self) -> Any:
@@ -148,7 +157,7 @@ class CertifiedPldAccountant:
     def supports(self, event: Any) -> bool:
         """Whether :meth:`compose` would accept ``event`` once (nothing is composed)."""
         try:
-            self._checked(event, 1)
+            self._resolved(event, 1)
         except Exception as exc:
             if _name(exc) == "UnsupportedEventError":
                 return False
@@ -164,10 +173,44 @@ class CertifiedPldAccountant:
             raise _unsupported(str(exc)) from None
         return phases
 
+    def _resolved(self, event: Any, count: int) -> Any:
+        """The run with ``count`` x ``event`` appended, resolved by the one table (for events beyond the SGM
+        family), or ``_unsupported``."""
+        from ..events.model import ComposedDpEvent, SelfComposedDpEvent
+        from ..events.read import from_dp_accounting
+        from ..privacy_curve.table import resolve
+
+        relation = getattr(self._relation, "name", self._relation)
+        try:
+            tree = [*self._tree, SelfComposedDpEvent(from_dp_accounting(event), count)]
+            run = resolve(ComposedDpEvent(tuple(tree)), relation)
+            Ledger(phases=[]).extend(list(run.phases))  # the run domain's limits
+        except InputError as exc:
+            raise _unsupported(str(exc)) from None
+        return tree, run
+
     def compose(self, event: Any, count: int = 1) -> "CertifiedPldAccountant":
         """Account for ``count`` applications of ``event``; returns self (calls chain)."""
-        phases = self._checked(event, self._count(count))
-        self._ledger.extend(phases)
+        count = self._count(count)
+        try:
+            phases = None if self._run is not None or self._neighbours == "replace-special" \
+                else self._checked(event, count)
+        except Exception as exc:
+            if _name(exc) != "UnsupportedEventError":
+                raise
+            phases = None
+            first = exc
+        if phases is None:  # beyond the SGM family: the event tree and the one table decide
+            try:
+                tree, run = self._resolved(event, count)
+            except Exception as exc:
+                if _name(exc) == "UnsupportedEventError" and "first" in locals():
+                    raise first from None  # the SGM family's own message
+                raise
+            self._tree, self._run = tree, run
+        else:
+            self._ledger.extend(phases)
+            self._tree, _ = self._resolved(event, count)
         self._events.append((event, count))
         return self
 
@@ -186,13 +229,36 @@ class CertifiedPldAccountant:
         """The run as exact phases (:class:`~rdp_verify.foundations.run.Phase`), consecutive equal steps merged."""
         return list(self._ledger.phases)
 
+    def _event_answer(self, key: str, value: Fraction) -> Fraction | None:
+        """The proven upper end for a run beyond the SGM family (None: no finite one), its certificate kept."""
+        from ..privacy_curve.certificate import certify_event
+
+        cert = certify_event(self._run.event, self._run.relation, tolerance=self._ledger.tolerance, **{key: value})
+        if cert["verdict"] == "inconsistent":
+            raise ArithmeticError(f"the proven bracket and the exact cross-check disagree for {key} = {value}: "
+                                  "refusing to return a number (please report this run)")
+        self._ledger.last = cert
+        upper = cert["epsilon" if key == "delta" else "delta"]["upper"]
+        return None if upper is None else Fraction(upper)
+
     def get_epsilon(self, target_delta: float) -> float:
-        """A proven upper bound on ε at ``target_delta``, rounded up to a double."""
-        return self._ledger.epsilon(checked(check_delta, target_delta, "target_delta"))
+        """A proven upper bound on ε at ``target_delta``, rounded up to a double (inf for a non-private run)."""
+        delta = checked(check_delta, target_delta, "target_delta")
+        if self._run is None:
+            return self._ledger.epsilon(delta)
+        if self._run.non_private:
+            return math.inf
+        upper = self._event_answer("delta", delta)
+        return math.inf if upper is None else float_rounded(upper, "up")
 
     def get_delta(self, target_epsilon: float) -> float:
-        """A proven upper bound on δ at ``target_epsilon``, rounded up to a double."""
-        return self._ledger.delta(checked(check_epsilon, target_epsilon, "target_epsilon"))
+        """A proven upper bound on δ at ``target_epsilon``, rounded up to a double (1 for a non-private run)."""
+        epsilon = checked(check_epsilon, target_epsilon, "target_epsilon")
+        if self._run is None:
+            return self._ledger.delta(epsilon)
+        if self._run.non_private:
+            return 1.0
+        return min(float_rounded(self._event_answer("epsilon", epsilon), "up"), 1.0)
 
     def certificate(self) -> dict[str, Any]:
         """The sealed certificate of the latest ``get_epsilon``/``get_delta`` (``rdp-verify check`` re-verifies it)."""

@@ -63,6 +63,9 @@ def _checks() -> dict[str, tuple[Callable[[Any], list[str]], Any]]:
     from ..curves.certificate import FORMAT as RUN_FORMAT
     from ..curves.certificate import POLICY as RUN_POLICY
     from ..curves.certificate import check_run_certificate
+    from ..privacy_curve.certificate import FORMAT as EVENT_FORMAT
+    from ..privacy_curve.certificate import POLICY as EVENT_POLICY
+    from ..privacy_curve.certificate import check_event_certificate
     from ..tradeoff.canary_report import FORMAT as CANARY_FORMAT
     from ..tradeoff.canary_report import POLICY as CANARY_POLICY
     from ..tradeoff.canary_report import check_canary_report
@@ -74,7 +77,8 @@ def _checks() -> dict[str, tuple[Callable[[Any], list[str]], Any]]:
             CDP_FORMAT: (check_claim, CDP_POLICY), RUN_FORMAT: (check_run_certificate, RUN_POLICY),
             TRADEOFF_FORMAT: (check_tradeoff_certificate, TRADEOFF_POLICY),
             AUDIT_FORMAT: (check_audit_report, AUDIT_POLICY), CANARY_FORMAT: (check_canary_report, CANARY_POLICY),
-            RDP_TABLE_FORMAT: (check_rdp_table, RDP_TABLE_POLICY)}
+            RDP_TABLE_FORMAT: (check_rdp_table, RDP_TABLE_POLICY),
+            EVENT_FORMAT: (check_event_certificate, EVENT_POLICY)}
 
 
 def _format(cert: Any) -> str:

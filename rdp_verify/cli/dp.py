@@ -161,10 +161,71 @@ def cc_line(cc: dict[str, Any], reference: str = "delta") -> str:
 EXIT = {"certified": 0, "inconsistent": 1, "partial": 3}
 
 
+def _event_run(ns: argparse.Namespace) -> Any:
+    """The resolved run of ``--event FILE`` (:func:`rdp_verify.privacy_curve.table.resolve`), or None without it."""
+    if ns.event is None:
+        if ns.neighboring_relation is not None:
+            raise UsageError("--neighboring-relation goes with --event (give phases --neighbours)")
+        return None
+    given = [f for f in (*PHASE_FLAGS, "phases") if getattr(ns, f, None) is not None]
+    if given:
+        raise UsageError(f"--event cannot be combined with {flag(given[0])}")
+    from ..events.read import load_event
+    from ..privacy_curve.table import resolve
+
+    return resolve(load_event(ns.event), ns.neighboring_relation)
+
+
+def _cmd_event(ns: argparse.Namespace, run: Any, delta: Fraction | None, epsilon: Fraction | None,
+               tolerance: Fraction) -> int:
+    """``dp --event`` for a run with mechanisms beyond the Gaussian family (or a non-private one)."""
+    from ..events.read import render
+    from ..privacy_curve.certificate import NotPrivate, certify_event
+
+    if ns.plot is not None:
+        raise UsageError("--plot draws runs of the Gaussian family only")
+    try:
+        cert = certify_event(run.event, run.relation, delta=delta, epsilon=epsilon, tolerance=tolerance)
+    except NotPrivate as exc:
+        print(f"run: {render(run.event)}; {run.relation.name}")
+        print(f"{'epsilon = inf' if delta is not None else 'delta = 1'}: not private ({exc})")
+        print("verdict: partial (no finite upper end: the run is not differentially private)")
+        return EXIT["partial"]
+    if ns.out is not None:
+        emit(cert, ns.out)
+    if ns.json:
+        emit(cert, None)
+    else:
+        print(event_summary(cert))
+    return EXIT[cert["verdict"]]
+
+
+def event_summary(cert: dict[str, Any]) -> str:
+    """A few human-readable lines for one event privacy-curve certificate."""
+    inp = cert["inputs"]
+    quantity, given = ("epsilon", f"delta = {inp['delta']}") if "delta" in inp else ("delta", f"epsilon = {inp['epsilon']}")
+    b = cert[quantity]
+    width = "" if b["relative_width"] is None else f"relative width {b['relative_width']}, "
+    uses = ", ".join(f"{c['mechanism']} x {c['uses']}" for c in cert["components"])
+    lines = [f"run: {cert['mechanism']}; {inp['neighboring_relation']}; {given}",
+             f"{quantity} in [{b['lower']}, {b['upper'] if b['upper'] is not None else 'inf (no finite bound)'}] "
+             f"(proven; {width}grid step {cert['settings']['grid_step']}: {uses})",
+             f"  tolerance {inp['tolerance']}: " + ("met" if b["tolerance_met"] else
+                                                    f"not met, the bracket is {b['shortfall']} times wider "
+                                                    "(the finest grid that fits was used)")]
+    cc = cert["cross_check"]
+    lines.append("  cross-check: " + (f"none ({cc['reason']})" if cc["method"] == "none" else cc_line(cc)))
+    lines.append(f"verdict: {cert['verdict']} ({cert['verdict_reason']})")
+    return "\n".join(lines)
+
+
 def cmd_dp(ns: argparse.Namespace) -> int:
-    phases = run_phases(ns)
+    event_run = _event_run(ns)
     delta, epsilon = _target(ns)
     tolerance = parse_tolerance(ns.tolerance)
+    if event_run is not None and (event_run.leaves or event_run.non_private or event_run.empty):
+        return _cmd_event(ns, event_run, delta, epsilon, tolerance)
+    phases = run_phases(ns) if event_run is None else [(p, "given") for p in event_run.phases]
     from ..curves.accountant import bracket, check_run  # once the flags are read: a typo answers at once
     from ..curves.certificate import certificate_of
 
@@ -216,6 +277,8 @@ def register(subparsers: Any) -> None:
             "\n"
             "  rdp-verify dp --sampler shuffle --batch-size 250 --dataset-size 60000 --sigma 1.3 --epochs 3 --delta 1e-5\n"
             "\n"
+            "  rdp-verify dp --event examples/event-dpsgd-laplace.json --delta 1e-5\n"
+            "\n"
             f"Phases file: a JSON list of objects with the fields q (or batch_size, dataset_size), sigma,\n"
             f"steps (or epochs, step_convention), sampler, neighbours. At most {short_text(MAX_STEPS)} steps in all; delta >= {short_text(DELTA_MIN)}.\n"
             "Verdicts and exit codes: 0 certified (both ends proven, finite and not vacuous; whether\n"
@@ -229,6 +292,10 @@ def register(subparsers: Any) -> None:
     run = p.add_argument_group("the run (comma lists make phases; a single value is used in every phase)")
     add_run_arguments(run, f"number of SGM steps (whole number >= 1; at most {MAX_STEPS} in all)", STEP_CONVENTIONS)
     run.add_argument("--phases", metavar="FILE", help="the run as a JSON list of phases instead of the flags above")
+    run.add_argument("--event", metavar="FILE", help="the run as a dp_accounting event tree in JSON (docs/events.md): "
+                     "Laplace, randomized response, mixtures, ... beside the Gaussian steps")
+    run.add_argument("--neighboring-relation", choices=("ADD_OR_REMOVE_ONE", "REPLACE_ONE", "REPLACE_SPECIAL"),
+                     help="the relation of --event (default ADD_OR_REMOVE_ONE), as dp_accounting names it")
     target = p.add_argument_group("what to bracket (exactly one)")
     target.add_argument("--delta", help="delta in (0, 1): print the proven epsilon bracket")
     target.add_argument("--epsilon", help="epsilon >= 0: print the proven delta bracket")

@@ -54,7 +54,7 @@ import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Protocol, Sequence
 
 import mpmath
 from flint import arb, ctx
@@ -75,7 +75,7 @@ from .gaussian import GaussianCurve, is_gaussian_run
 from .options import DEFAULT_TOLERANCE, DELTA_MIN
 from .per_epoch import PerEpochBounds, is_per_epoch_run
 
-__all__ = ["DIRECTIONS", "Settings", "Curves", "Bracket", "compose_run",
+__all__ = ["DIRECTIONS", "Settings", "Curves", "Bracket", "Leaf", "compose_run",
            "delta_bracket", "epsilon_bracket", "bracket", "check_run", "default_settings", "initial_step", "method_of"]
 
 DIRECTIONS = ("remove", "add")
@@ -103,6 +103,16 @@ class Settings:
                 "truncation_allowance": fraction_text(self.truncation), "single_step_tail": fraction_text(self.tail)}
 
 
+class Leaf(Protocol):
+    """A mechanism composed beside the SGM steps (:mod:`rdp_verify.mechanisms`): its proven PLDs on h·ℤ per
+    (direction, bound), each leaving at most ``tail`` of mass beyond its grid, and the size of its loss (a heuristic
+    for the first grid)."""
+
+    def plds(self, h: Fraction, bits: int, tail: Fraction) -> dict[tuple[str, str], PLD]: ...
+
+    def loss_scale(self) -> Fraction: ...
+
+
 @dataclass
 class Curves:
     """The composed discrete PLDs of a run, per (direction, "upper" | "lower"), composed on first use; identical
@@ -112,6 +122,8 @@ class Curves:
     settings: Settings
     steps: tuple[StepPLD, ...]
     budget: Budget
+    leaves: tuple[tuple[Leaf, int], ...] = ()  # other mechanisms and how often each is applied, with their PLDs:
+    leaf_plds: tuple[dict[tuple[str, str], PLD], ...] = ()
     plds: dict[tuple[str, str], PLD] = field(default_factory=dict)
     seconds: float = 0.0
 
@@ -126,6 +138,7 @@ class Curves:
             start = time.perf_counter()
             by_pair = {(s.pair, s.q, s.sigma): s for s in self.steps}
             parts = [(_single(by_pair[step_key(p)], direction, bound), p.steps) for p in merged(self.phases)]
+            parts += [(plds[(direction, bound)], count) for (_, count), plds in zip(self.leaves, self.leaf_plds)]
             self.plds[key] = compose(parts, self.budget)
             self.seconds += time.perf_counter() - start
         return self.plds[key]
@@ -168,18 +181,28 @@ def method_of(curves: Curves | GaussianCurve | PerEpochBounds) -> str:
     return "closed form" if isinstance(curves, GaussianCurve) else "discrete pairs"
 
 
-def check_run(phases: Sequence[Phase]) -> tuple[Phase, ...]:
-    """The phases, refused if empty, beyond the supported total number of steps, or mixing neighbour
-    relations or per-epoch samplers with others (:func:`~rdp_verify.foundations.run.run_family`)."""
+def check_run(phases: Sequence[Phase], leaves: Sequence[tuple[Leaf, int]] = ()) -> tuple[Phase, ...]:
+    """The phases, refused if the run is empty, beyond the supported total number of steps (with the leaves'
+    uses), or mixing neighbour relations or per-epoch samplers with others
+    (:func:`~rdp_verify.foundations.run.run_family`; per-epoch samplers have bounds, not PLDs, so no leaves either)."""
     phases = tuple(phases)
-    if not phases:
+    if not phases and not leaves:
         raise InputError("a run needs at least one phase")
     for p in phases:
         if not isinstance(p, Phase):
             raise InputError("phases must be Phase objects")
-    check_steps(sum(p.steps for p in phases), "steps")  # in all, for privacy curves
-    run_family(phases)
+    check_steps(total_steps(phases, leaves), "steps")  # in all, for privacy curves
+    if phases:
+        run_family(phases)
+    if leaves and phases and is_per_epoch_run(phases):
+        raise InputError("shuffled or balls-in-bins phases are bracketed per epoch and cannot be composed with "
+                         "other mechanisms")
     return phases
+
+
+def total_steps(phases: Sequence[Phase], leaves: Sequence[tuple[Leaf, int]] = ()) -> int:
+    """The run's steps and the leaves' uses: the composed factors."""
+    return sum(p.steps for p in phases) + sum(count for _, count in leaves)
 
 
 def _nice_below(x: float) -> Fraction:
@@ -205,10 +228,10 @@ def _short(x: Fraction) -> Fraction:
 
 
 def default_settings(phases: Sequence[Phase], grid_step: Fraction, delta_scale: Fraction,
-                     rung: Fraction = FIRST_RUNG) -> Settings:
+                     rung: Fraction = FIRST_RUNG, leaves: Sequence[tuple[Leaf, int]] = ()) -> Settings:
     """Settings for a run whose δ is about ``delta_scale``: truncation rung·δ/50, so its share of the
     width stays far below the rung aimed at."""
-    steps = sum(p.steps for p in phases)
+    steps = total_steps(phases, leaves)
     allowance = _short(min(Fraction(rung), FIRST_RUNG) * Fraction(delta_scale) / 50)
     return Settings(grid_step=grid_step, bits=_bits_for(Fraction(delta_scale)), truncation=allowance,
                     tail=_short(allowance / (10 * steps)))
@@ -225,10 +248,14 @@ def step_key(phase: Phase) -> tuple[str, Fraction, Fraction]:
     return ("replace-one" if phase.sampler == "poisson" else "fixed-replace-one"), phase.q, phase.sigma
 
 
-def initial_step(phases: Sequence[Phase], tail: Fraction) -> Fraction:
+LEAF_RESOLUTION = 1000  # a leaf's first grid step: its loss scale over this (losses rounded to the grid: first order)
+
+
+def initial_step(phases: Sequence[Phase], tail: Fraction, leaves: Sequence[tuple[Leaf, int]] = ()) -> Fraction:
     """The first grid step (module docstring): per distinct step, a twentieth of the loss's standard
-    deviation, clamped to [range/20000, range/400]; the smallest over the steps, rounded to a nice decimal."""
-    steps = []
+    deviation, clamped to [range/20000, range/400]; per leaf, its loss scale over :data:`LEAF_RESOLUTION`; the
+    smallest over the steps, rounded to a nice decimal."""
+    steps = [Fraction(leaf.loss_scale()) / LEAF_RESOLUTION for leaf, _ in leaves]
     for pair, q, sigma in dict.fromkeys(step_key(p) for p in phases):
         width, spread = _loss_scale(q, sigma, tail, pair)
         steps.append(min(max(spread / 20, width / 20000), width / 400))
@@ -274,20 +301,22 @@ def _discretize_step(args: tuple[str, Fraction, Fraction, Settings]) -> StepPLD:
     return discretize(q, sigma, grid, settings.bits, budget=10 * settings.tail, pair=pair)
 
 
-def compose_run(phases: Sequence[Phase], settings: Settings, mapper: Mapper = map) -> Curves:
+def compose_run(phases: Sequence[Phase], settings: Settings, mapper: Mapper = map,
+                leaves: Sequence[tuple[Leaf, int]] = ()) -> Curves:
     """Discretise every phase's step; the compositions follow on first use (:meth:`Curves.pld`).
 
     ``mapper(fn, items)`` may discretise the distinct steps in parallel (the CLI passes
     :func:`rdp_verify.foundations.parallel.progress_map` on its pool); the result is the same.
     """
-    phases = check_run(phases)
+    phases, leaves = check_run(phases, leaves), tuple(leaves)
     start = time.perf_counter()
     pairs = dict.fromkeys(step_key(p) for p in phases)
     steps = list(mapper(_discretize_step, [(pair, q, sigma, settings) for pair, q, sigma in pairs]))
-    total_steps = sum(p.steps for p in phases)
-    budget = Budget(int(settings.truncation * 2 ** settings.bits), total_steps,
-                    products_needed([p.steps for p in merged(phases)]), settings.max_length)
-    return Curves(phases, settings, tuple(steps), budget, seconds=time.perf_counter() - start)
+    leaf_plds = tuple(leaf.plds(settings.grid_step, settings.bits, settings.tail) for leaf, _ in leaves)
+    budget = Budget(int(settings.truncation * 2 ** settings.bits), total_steps(phases, leaves),
+                    products_needed([p.steps for p in merged(phases)] + [count for _, count in leaves]),
+                    settings.max_length)
+    return Curves(phases, settings, tuple(steps), budget, leaves, leaf_plds, seconds=time.perf_counter() - start)
 
 
 def _single(step: StepPLD, direction: str, bound: str) -> PLD:
@@ -392,6 +421,12 @@ def epsilon_bracket(curves: Curves | GaussianCurve | PerEpochBounds, delta: Frac
     return Bracket(lower, upper, per, curves)
 
 
+def _largest_step(curves: Curves) -> int:
+    """The most grid points of one step's or one leaf's PLD."""
+    return max([st.grid.size for st in curves.steps] + [p.length for plds in curves.leaf_plds for p in plds.values()],
+               default=0)
+
+
 def _relative_width(b: Bracket) -> float:
     if b.upper is None:
         return math.inf
@@ -412,7 +447,8 @@ def _next_rung(width: float) -> Fraction:
 
 def bracket(phases: Sequence[Phase], *, delta: Fraction | None = None, epsilon: Fraction | None = None,
             tolerance: Fraction = DEFAULT_TOLERANCE, settings: Settings | None = None, mapper: Mapper = map,
-            coarsen: int = 1, tighten: Callable[[Bracket], Fraction | None] | None = None) -> Bracket:
+            coarsen: int = 1, tighten: Callable[[Bracket], Fraction | None] | None = None,
+            leaves: Sequence[tuple[Leaf, int]] = ()) -> Bracket:
     """Proven bracket of ε(δ) (given ``delta``) or of δ(ε) (given ``epsilon``) for the run.
 
     A run with q = 1 in every phase is bracketed in closed form. Otherwise, with ``settings`` the curve
@@ -425,9 +461,11 @@ def bracket(phases: Sequence[Phase], *, delta: Fraction | None = None, epsilon: 
     at ``coarsen`` times less cost: the calibration ladder's first rungs use it). When the width meets the
     tolerance, ``tighten(best)`` may return a smaller tolerance to walk on (the path does not depend on the
     tolerance, so this is the bracket a call with that tolerance would give, without repeating the grids
-    already tried: an audit narrows a bracket that contains the claim this way); None stops.
+    already tried: an audit narrows a bracket that contains the claim this way); None stops. ``leaves`` are other
+    mechanisms composed with the phases (:class:`Leaf`); their losses are rounded to the grid (first order in h), so
+    with leaves each refinement shrinks h in proportion to the width instead of its square root.
     """
-    phases = check_run(phases)
+    phases, leaves = check_run(phases, leaves), tuple(leaves)
     if (delta is None) == (epsilon is None):
         raise InputError("give exactly one of delta and epsilon")
     if delta is not None:
@@ -435,12 +473,12 @@ def bracket(phases: Sequence[Phase], *, delta: Fraction | None = None, epsilon: 
     else:
         epsilon = check_epsilon(epsilon)
     tol = check_tolerance(tolerance)
-    if is_gaussian_run(phases) or is_per_epoch_run(phases):
+    if not leaves and (is_gaussian_run(phases) or is_per_epoch_run(phases)):
         curve = GaussianCurve(phases) if is_gaussian_run(phases) else PerEpochBounds(phases)
         return epsilon_bracket(curve, delta) if delta is not None else delta_bracket(curve, epsilon)
 
     def evaluate(s: Settings) -> Bracket:
-        curves = compose_run(phases, s, mapper)
+        curves = compose_run(phases, s, mapper, leaves)
         return epsilon_bracket(curves, delta) if delta is not None else delta_bracket(curves, epsilon)
 
     if settings is not None:
@@ -449,9 +487,10 @@ def bracket(phases: Sequence[Phase], *, delta: Fraction | None = None, epsilon: 
     rung = FIRST_RUNG
     if not (isinstance(coarsen, int) and coarsen >= 1):
         raise ValueError(f"coarsen={coarsen!r} must be a positive integer")
-    h = initial_step(phases, default_settings(phases, Fraction(1), scale).tail) * coarsen
+    h = initial_step(phases, default_settings(phases, Fraction(1), scale, leaves=leaves).tail, leaves) * coarsen
     if epsilon is not None:  # δ(ε): its size and the slope of log δ steer the first grid (_delta_steering)
-        guess, factor = _delta_steering(phases, epsilon, default_settings(phases, Fraction(1), scale).tail)
+        guess, factor = _delta_steering(phases, epsilon, default_settings(phases, Fraction(1), scale, leaves=leaves).tail)
+        guess, factor = (None, 1.0) if leaves else (guess, factor)  # the steering knows the SGM steps only
         scale = max(scale, guess) if guess is not None else scale
         h = _nice_below(float(h) * factor) if factor < 1 else h
     history: list[dict[str, Any]] = []
@@ -459,7 +498,7 @@ def bracket(phases: Sequence[Phase], *, delta: Fraction | None = None, epsilon: 
     structural = any(step_key(p)[0] == "fixed-replace-one" for p in phases)
     collapsed = 0
     for attempt in range(MAX_REFINEMENTS + 1):
-        s = default_settings(phases, h, scale, rung)
+        s = default_settings(phases, h, scale, rung, leaves)
         result = evaluate(s)
         width = _relative_width(result)
         history.append({"grid_step": h, "relative_width": width, "seconds": round(result.curves.seconds, 3),
@@ -492,12 +531,14 @@ def bracket(phases: Sequence[Phase], *, delta: Fraction | None = None, epsilon: 
         if collapsed == 2:
             break
         target = _next_rung(min(width, 1.0))
-        shrink = math.sqrt(0.8 * float(target) / width) if width < 0.5 else 0.25
+        shrink = (0.8 * float(target) / width if leaves else math.sqrt(0.8 * float(target) / width)) \
+            if width < 0.5 else 0.25
         new_h = _nice_below(float(h) * min(max(shrink, 0.1), 0.8))
         factor = float(h / new_h)
         if (result.curves.longest() * factor > MAX_GRID
-                or max(st.grid.size for st in result.curves.steps) * factor > MAX_GRID
-                or max(st.checks["points_evaluated"] for st in result.curves.steps) * factor > MAX_STEP_POINTS):
+                or _largest_step(result.curves) * factor > MAX_GRID
+                or max((st.checks["points_evaluated"] for st in result.curves.steps), default=0) * factor
+                > MAX_STEP_POINTS):
             break  # finer grids would not fit: return the tightest proven bracket found
         h, rung = new_h, min(rung, target)
     return Bracket(best.lower, best.upper, best.by_direction, best.curves, history)

@@ -1,0 +1,246 @@
+"""Proven (ε, δ) of an event tree, and its sealed certificate (format ``rdp_verify event privacy curve`` v1).
+
+:func:`event_bracket` resolves the tree (:mod:`rdp_verify.privacy_curve.table`) and brackets its privacy curve:
+a run of the Gaussian family alone is bracketed exactly as ``rdp-verify dp`` brackets its phases (its certificate
+is then the privacy-curve certificate of :mod:`rdp_verify.curves.certificate`, unchanged); a run with other
+mechanisms composes their proven PLDs (:mod:`rdp_verify.mechanisms`: losses rounded up for the upper end, down
+for the lower end) with the SGM steps' discrete pairs on one grid (:func:`rdp_verify.curves.accountant.bracket`
+with ``leaves``). δ(ε) is the larger of the two directions' curves, each the composition of the factors'
+dominating (resp. dominated) PLDs: Zhu, Dong, Wang 2022 (AISTATS), Theorem 10 for adaptive composition;
+Meiser & Mohammadi 2018 (CCS) / Koskela, Jälkö, Honkela 2020 (AISTATS) for the rounding of losses.
+
+**The certificate** records the tree (``inputs.event``, the JSON of :func:`rdp_verify.events.read.to_json`), the
+relation, the grid settings, the proven bracket per direction and the proofs by component. Its cross-check is
+independent where one exists: a run that is one mechanism used once is held against that mechanism's exact δ at
+the check point (the Neyman–Pearson region in Arb, :meth:`~rdp_verify.mechanisms.rounding.Mechanism.hockey_stick`,
+which never uses a grid); otherwise the cross-check says it has none, and the verdict follows the proof alone.
+:func:`check_event_certificate` recomputes every field from the recorded tree and settings (refusing settings
+beyond the commands' limits before any work); nothing is compared within a tolerance.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from flint import ctx
+
+from .. import __version__
+from ..certificates.certificate import check_against, seal
+from ..certificates.fields import FieldPolicy
+from ..curves.accountant import DEFAULT_TOLERANCE, DIRECTIONS, Bracket, Settings, bracket, delta_bracket, total_steps
+from ..curves.certificate import (
+    DIGITS,
+    INFORMATIVE,
+    LIMITS,
+    _bracket_json,
+    _check_point,
+    _derived,
+    _truncation_range,
+    check_limits,
+    interval_text,
+    settings_json,
+    verdict_of,
+)
+from ..events.model import DpEvent, NeighboringRelation
+from ..events.read import from_named_tuple_json, render, to_json
+from ..foundations.decimals import decimal_text
+from ..foundations.inputs import InputError, Refused, check_tolerance, fraction_text, parse_rational
+from ..mechanisms.rounding import MAX_POINTS
+from .table import Run, resolve
+
+__all__ = ["FORMAT", "FORMAT_VERSION", "SCHEMA", "NotPrivate", "event_bracket", "certify_event",
+           "check_event_certificate", "POLICY"]
+
+FORMAT = "rdp_verify event privacy curve"
+FORMAT_VERSION = 1
+SCHEMA = "event-curve-v1"
+PRECISION = 256  # bits of the exact cross-check's Arb balls
+
+
+class NotPrivate(InputError):
+    """The run holds a non-private event (``NonPrivateDpEvent`` or a zero noise parameter): ε = ∞ at every δ < 1."""
+
+
+PROOFS = {
+    "composition": ("delta(epsilon) = max over the two directions of the hockey-stick divergence of the composed "
+                    "dominating pairs (adaptive composition: Zhu, Dong, Wang 2022, Theorem 10); each direction "
+                    "composed by exact integer convolution with directed rounding (rdp_verify.curves.compose)"),
+    "sgm": ("Poisson-sampled Gaussian steps: connect-the-dots upper pairs and lowered-chord lower pairs "
+            "(rdp_verify.curves.discretize; Doroshenko et al. 2022; Blackwell)"),
+    "mechanisms": ("every other mechanism: its exact privacy-loss law (the CDFs of its pair in Arb) with losses "
+                   "rounded up to the grid and masses up for the upper end, losses and masses rounded down for the "
+                   "lower end (Meiser & Mohammadi 2018; Koskela, Jalko, Honkela 2020); the pairs of dp_accounting "
+                   "0.6's PLD accountant (rdp_verify.mechanisms)"),
+}
+
+
+def _check_relation(relation: Any) -> NeighboringRelation:
+    return NeighboringRelation.of(relation)
+
+
+def event_bracket(run: Run, *, delta: Fraction | None = None, epsilon: Fraction | None = None,
+                  tolerance: Fraction = DEFAULT_TOLERANCE, settings: Settings | None = None) -> Bracket:
+    """The proven bracket of ε(δ) or δ(ε) for a resolved run; :class:`NotPrivate` for a non-private one."""
+    if run.non_private:
+        raise NotPrivate(f"{render(run.event)} is not differentially private (a NonPrivateDpEvent or a zero noise "
+                         "parameter): epsilon = inf at every delta < 1")
+    if run.empty:
+        raise InputError(f"{render(run.event)} releases nothing about the data: there is no privacy loss to bound")
+    return bracket(run.phases, delta=delta, epsilon=epsilon, tolerance=tolerance, settings=settings,
+                   leaves=run.leaves)
+
+
+def _cross_check(run: Run, result: Bracket, point: Fraction, proven: tuple[Fraction, Fraction | None],
+                 reference: Fraction) -> dict[str, Any]:
+    """The exact δ of a run that is one mechanism used once (module docstring), else none."""
+    base = {"epsilon": fraction_text(point), "proven_delta": interval_text(*proven),
+            "informative_below": decimal_text(reference * INFORMATIVE, 3, "down")}
+    if run.phases or len(run.leaves) != 1 or run.leaves[0][1] != 1:
+        return {"method": "none", "bound_kind": "none", **base,
+                "reason": "no computation independent of the grid exists for a composition",
+                "consistent": True, "informative": False}
+    leaf = run.leaves[0][0]
+    with ctx.workprec(PRECISION):
+        exact = [leaf.hockey_stick(point, PRECISION, d) for d in DIRECTIONS]
+        lower, upper = max(b.lower() for b in exact), max(b.upper() for b in exact)
+    low, up = Fraction(lower.mid().str(40, radius=False)), Fraction(upper.mid().str(40, radius=False))
+    value, error = (low + up) / 2, (up - low) / 2 + abs(up) * Fraction(1, 10**35)
+    cross = {"method": "exact hockey-stick divergence (Neyman-Pearson region, Arb)", "bound_kind": "proven", **base,
+             "estimate": {"value": decimal_text(value, DIGITS), "error_bound": decimal_text(
+                 error + abs(value - Fraction(decimal_text(value, DIGITS))), 3, "up")}}
+    v, e = Fraction(cross["estimate"]["value"]), Fraction(cross["estimate"]["error_bound"])
+    upper_proven = proven[1]
+    cross["consistent"] = proven[0] <= v + e and (upper_proven is None or v - e <= upper_proven)
+    cross["informative"] = e <= Fraction(cross["informative_below"])
+    return cross
+
+
+def certificate_of_event(run: Run, result: Bracket, *, delta: Fraction | None, epsilon: Fraction | None,
+                         tolerance: Fraction) -> dict[str, Any]:
+    """Seal a computed bracket of a run with leaves (module docstring)."""
+    point = _check_point(result, epsilon)
+    proven = (result.lower, result.upper) if epsilon is not None else \
+        (lambda b: (b.lower, b.upper))(delta_bracket(result.curves, point))
+    reference = delta if delta is not None else proven[0]
+    cross = _cross_check(run, result, point, proven, reference)
+    quantity = "epsilon" if delta is not None else "delta"
+    printed = _bracket_json(result.lower, result.upper, Fraction(tolerance))
+    verdict, reason = verdict_of(quantity, printed, cross)
+    cert = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "mechanism": render(run.event),
+        "inputs": {"event": to_json(run.event), "neighboring_relation": run.relation.name,
+                   **({"delta": fraction_text(delta)} if delta is not None else {"epsilon": fraction_text(epsilon)}),
+                   "tolerance": fraction_text(Fraction(tolerance))},
+        "method": "discrete pairs",
+        "settings": settings_json(result.curves),
+        quantity: printed,
+        "directions": {d: interval_text(lo, up) for d, (lo, up) in sorted(result.by_direction.items())},
+        "components": [{"mechanism": type(leaf).__name__, "uses": count} for leaf, count in run.leaves]
+        + [{"mechanism": "SampledGaussian" if p.sampler == "poisson" else f"{p.sampler} Gaussian", "uses": p.steps}
+           for p in run.phases],
+        "proofs": PROOFS,
+        "cross_check": cross,
+        "work": {"composed_length": result.curves.longest(),
+                 "refinements": [{"grid_step": fraction_text(r["grid_step"]),
+                                  "relative_width": None if r["relative_width"] == float("inf")
+                                  else decimal_text(Fraction(r["relative_width"]), 3, "up")}
+                                 for r in result.refinements]},
+        "verdict": verdict,
+        "verdict_reason": reason,
+        "software": {"rdp_verify": __version__},
+    }
+    return seal(cert, SCHEMA)
+
+
+def certify_event(event: DpEvent, relation: Any = None, *, delta: Fraction | None = None,
+                  epsilon: Fraction | None = None, tolerance: Fraction = DEFAULT_TOLERANCE,
+                  settings: Settings | None = None) -> dict[str, Any]:
+    """The sealed certificate of a run with other mechanisms than the SGM family (a Gaussian-family run gets the
+    privacy-curve certificate of :mod:`rdp_verify.curves.certificate` from ``rdp-verify dp``)."""
+    run = resolve(event, relation)
+    result = event_bracket(run, delta=delta, epsilon=epsilon, tolerance=tolerance, settings=settings)
+    return certificate_of_event(run, result, delta=delta, epsilon=epsilon, tolerance=tolerance)
+
+
+# -- re-verification ---------------------------------------------------------------------------------
+
+NOT_VERIFIED = ("software.rdp_verify", "work.refinements.**")
+POLICY = FieldPolicy(
+    verified=("format", "format_version", "mechanism", "inputs.**", "method", "settings.**", "epsilon.lower",
+              "epsilon.upper", "delta.lower", "delta.upper", "directions.*.*", "components.**", "proofs.*",
+              "cross_check.method", "cross_check.bound_kind", "cross_check.epsilon", "cross_check.proven_delta.*",
+              "cross_check.informative_below", "cross_check.reason", "cross_check.estimate.*",
+              "work.composed_length", "content_hash"),
+    derived=("epsilon.relative_width", "epsilon.tolerance_met", "epsilon.shortfall", "delta.relative_width",
+             "delta.tolerance_met", "delta.shortfall", "cross_check.consistent", "cross_check.informative",
+             "verdict", "verdict_reason"),
+    not_verified=NOT_VERIFIED,
+)
+
+
+def _refuse(what: str) -> Refused:
+    return Refused(f"settings: {what}: beyond the largest work the commands do (docs/certificates.md)")
+
+
+def _settings(run: Run, s: dict[str, Any], tolerance: Fraction) -> Settings:
+    """The recorded grid settings, refused before any work when beyond what the commands choose."""
+    bits, h = s["fixed_point_bits"], parse_rational(s["grid_step"], "grid_step")
+    truncation = parse_rational(s["truncation_allowance"], "truncation_allowance")
+    tail = parse_rational(s["single_step_tail"], "single_step_tail")
+    low, high = LIMITS["fixed_point_bits"]
+    if isinstance(bits, bool) or not isinstance(bits, int) or not low <= bits <= high:
+        raise _refuse(f"fixed_point_bits={bits!r} outside [{low}, {high}]")
+    low, high = _truncation_range(tolerance)
+    if not low <= truncation <= high:
+        raise _refuse(f"truncation_allowance={s['truncation_allowance']} outside the commands' range")
+    steps = total_steps(run.phases, run.leaves)
+    if not truncation / (100 * steps) <= tail <= truncation / (10 * steps):
+        raise _refuse(f"single_step_tail={s['single_step_tail']} is not about truncation_allowance/(10·steps)")
+    if h <= 0:
+        raise InputError(f"settings: grid_step={s['grid_step']} must be positive")
+    for leaf, _ in run.leaves:  # a leaf's grid spans at least its loss scale in each direction
+        if leaf.loss_scale() / h > MAX_POINTS:
+            raise _refuse(f"grid_step={s['grid_step']} makes a grid beyond {MAX_POINTS} points for "
+                          f"{type(leaf).__name__}")
+    if run.phases:  # the SGM steps' grids within the limits (their tail scaled to the phases' share of the steps:
+        # the same allowance check as for a run of them alone; their grids then span a little more than here)
+        scaled = fraction_text(tail * steps / total_steps(run.phases))
+        check_limits(run.phases, {**s, "single_step_tail": scaled}, tolerance)
+    return Settings(h, bits, truncation, tail, max_length=LIMITS["composed_length"])
+
+
+def recompute(cert: dict[str, Any]) -> dict[str, Any]:
+    """The certificate recomputed from the recorded tree, relation and settings."""
+    inp = cert["inputs"]
+    event = from_named_tuple_json(inp["event"])
+    run = resolve(event, inp["neighboring_relation"])
+    if run.non_private or run.empty or not run.leaves:
+        raise InputError("inputs: the recorded event is not a run with mechanisms beyond the Gaussian family")
+    delta = parse_rational(inp["delta"], "delta") if "delta" in inp else None
+    epsilon = parse_rational(inp["epsilon"], "epsilon") if "epsilon" in inp else None
+    tolerance = check_tolerance(parse_rational(inp["tolerance"], "tolerance"))
+    settings = _settings(run, cert["settings"], tolerance)
+    result = event_bracket(run, delta=delta, epsilon=epsilon, tolerance=tolerance, settings=settings)
+    return certificate_of_event(run, result, delta=delta, epsilon=epsilon, tolerance=tolerance)
+
+
+def _compare(claimed: dict[str, Any], fresh: dict[str, Any]) -> list[str]:
+    problems = POLICY.compare(claimed, fresh)
+    if problems:
+        return problems
+    quantity = "epsilon" if "delta" in claimed["inputs"] else "delta"
+    for key, value in _derived(claimed[quantity], Fraction(claimed["inputs"]["tolerance"])).items():
+        if claimed[quantity][key] != value:
+            problems.append(f"{quantity}.{key}: not derived from the certificate's own ends")
+    verdict, reason = verdict_of(quantity, claimed[quantity], claimed["cross_check"])
+    if (claimed["verdict"], claimed["verdict_reason"]) != (verdict, reason):
+        problems.append(f"verdict: {verdict} by the certificate's bracket and cross-check")
+    return problems
+
+
+def check_event_certificate(cert: Any) -> list[str]:
+    """``field: reason`` lines, empty when every field but :data:`NOT_VERIFIED` was recomputed and confirmed."""
+    return check_against(cert, SCHEMA, recompute, _compare)
