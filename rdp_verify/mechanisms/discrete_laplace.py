@@ -2,9 +2,9 @@
 
 **Pair** (dp_accounting 0.6, ``pld/privacy_loss_mechanism.py``: ``AdditiveNoisePrivacyLoss`` lines
 246-251, REMOVE: μ_upper(x) = μ(x + s), μ_lower(x) = μ(x); ``DiscreteLaplacePrivacyLoss`` lines
-1434-1501, pmf μ(x) = tanh(a/2)·e^{−a|x|}, and ``_privacy_loss_without_subsampling_remove`` line 1571):
+1434-1501, pmf μ(x) = tanh(a/2)·e^{−aabs(x)}, and ``_privacy_loss_without_subsampling_remove`` line 1571):
 
-    P(x) = μ(x + s),   Q(x) = μ(x)   (x ∈ ℤ),   L(x) = a·(|x| − |x + s|),
+    P(x) = μ(x + s),   Q(x) = μ(x)   (x ∈ ℤ),   L(x) = a·(abs(x) − abs(x + s)),
 
 non-increasing in x, with the finitely many values a·(s − 2j), j = 0, …, s: L = as on x ≤ −s, −as on
 x ≥ 0, −a(2x + s) in between. The cuts are half-integers: {L > ℓ} = {x ≤ ⌈y⌉ − 1} and

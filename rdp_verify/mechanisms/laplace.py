@@ -2,9 +2,9 @@
 
 **Pair** (dp_accounting 0.6, ``pld/privacy_loss_mechanism.py``: ``AdditiveNoisePrivacyLoss`` lines
 246-251, REMOVE: μ_upper(x) = μ(x + s), μ_lower(x) = μ(x); ``LaplacePrivacyLoss`` lines 847-907, density
-e^{−|x|/b}/(2b), and ``_privacy_loss_without_subsampling_remove`` line 988):
+e^{−abs(x)/b}/(2b), and ``_privacy_loss_without_subsampling_remove`` line 988):
 
-    P = Lap(−s, b),   Q = Lap(0, b),   L(x) = (|x| − |x + s|)/b,   ε₀ = s/b,
+    P = Lap(−s, b),   Q = Lap(0, b),   L(x) = (abs(x) − abs(x + s))/b,   ε₀ = s/b,
 
 non-increasing in x: L = ε₀ for x ≤ −s (P-mass 1/2), L = −ε₀ for x ≥ 0 (P-mass e^{−ε₀}/2), and
 L = −(2x + s)/b in between, a continuous part with P-density e^{(ℓ − ε₀)/2}/4 in ℓ. The cuts are

@@ -83,7 +83,7 @@ class RandomizedResponse(Mechanism):
         return FinitePair(*self.masses())
 
     def loss_scale(self) -> Fraction:
-        """A rational ≥ the largest |loss| / 2: the bit length of the largest likelihood ratio (heuristic)."""
+        """A rational ≥ the largest absolute loss over 2: the bit length of the largest likelihood ratio (heuristic)."""
         p, q = self.masses()
         ratio = max(max(a / b, b / a) for a, b in zip(p, q))
         return Fraction(max(1, ratio.numerator.bit_length() - ratio.denominator.bit_length()), 2)

@@ -44,7 +44,7 @@ densities) or on ℤ whose loss L(x) is non-increasing in x (dp_accounting's
 cut t with {L > ℓ} = {x < t} and one with {L ≥ ℓ} = {x ≤ t} (up to P- and Q-null sets: the laws
 on ℝ have no atoms, and on ℤ the cuts are half-integers), so
 
-    P(L > ℓ) = F_P(t_>(ℓ)),   P(L ≥ ℓ) = F_P(t_≥(ℓ)),                                          (3)
+    P(L > ℓ) = F_P(t_gt(ℓ)),   P(L ≥ ℓ) = F_P(t_ge(ℓ)),                                          (3)
 
 with F_P the CDF. A pair gives F_P, F_Q at exact points and an enclosure [t⁻, t⁺] of each cut (exact
 rationals where the inverse loss is rational, an Arb ball or a verified bracket of a root otherwise,
@@ -54,8 +54,8 @@ balls, which contains the exact difference: its upper end rounded up is ≥ it (
 end rounded down is ≤ it (inward).
 
 **The two directions.** "remove" is the pair (P, Q) itself, the law of L under P. "add" is the
-swapped pair (Q, P), whose loss is −L under Q: Q(−L > ℓ) = 1 − F_Q(t_≥(−ℓ)) and
-Q(−L ≥ ℓ) = 1 − F_Q(t_>(−ℓ)). For symmetric mechanisms both laws are equal and computed once.
+swapped pair (Q, P), whose loss is −L under Q: Q(−L > ℓ) = 1 − F_Q(t_ge(−ℓ)) and
+Q(−L ≥ ℓ) = 1 − F_Q(t_gt(−ℓ)). For symmetric mechanisms both laws are equal and computed once.
 
 **Exact δ of one use** (:func:`hockey_stick`). By Neyman–Pearson, δ(ε) = sup_A P(A) − e^ε Q(A) is
 attained at A = {L > ε} = {x < t}, so with d(u) = F_P(u) − e^ε F_Q(u): every d(u) ≤ δ(ε), and for a cut

@@ -9,7 +9,7 @@
 and the add pair, reflected x ↦ −x (Lap(0, b) is symmetric), is the remove pair swapped, as
 :mod:`rdp_verify.mechanisms.rounding` takes it. The remove loss is
 
-    L(x) = log(1 − q + q·e^{L₁(x)}),   L₁(x) = (|x| − |x + s|)/b   (the Laplace pair's loss),
+    L(x) = log(1 − q + q·e^{L₁(x)}),   L₁(x) = (abs(x) − abs(x + s))/b   (the Laplace pair's loss),
 
 non-increasing in x, with atoms at log(1 − q + q·e^{±ε₀}), ε₀ = s/b, and {L > ℓ} = {L₁ > g(ℓ)},
 g(ℓ) = log((e^ℓ − 1 + q)/q) (:class:`rdp_verify.mechanisms.rounding.PoissonSampled`). dp_accounting's
