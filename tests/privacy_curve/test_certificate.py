@@ -343,6 +343,17 @@ def test_a_forged_certificate_is_not_confirmed(laplace_cert, path, change):
     assert problems and all(": " in p for p in problems), problems
 
 
+def test_a_forged_cross_check_judgement_with_its_verdict_rewritten_is_not_confirmed(laplace_cert):
+    """consistent flipped and the verdict and its reason rewritten to follow: the judgement is re-derived from the
+    certificate's estimate and proven δ (before, the verdict was re-derived from the claimed judgement only)."""
+    forged = edited(laplace_cert, "cross_check.consistent", False)
+    forged = edited(forged, "verdict", "inconsistent")
+    forged = edited(forged, "verdict_reason", certificate_module.verdict_of("epsilon", forged["epsilon"],
+                                                                          forged["cross_check"])[1])
+    assert check_event_certificate(forged) == [
+        "cross_check.consistent: not derived from the certificate's estimate and proven delta"]
+
+
 def test_a_forged_certificate_without_reseal_fails_integrity(laplace_cert):
     forged = dict(laplace_cert, epsilon=dict(laplace_cert["epsilon"], upper="1"))
     assert check_event_certificate(forged)
