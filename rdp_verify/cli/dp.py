@@ -221,11 +221,11 @@ def event_summary(cert: dict[str, Any]) -> str:
 
 def cmd_dp(ns: argparse.Namespace) -> int:
     event_run = _event_run(ns)
+    phases = run_phases(ns) if event_run is None else [(p, "given") for p in event_run.phases]
     delta, epsilon = _target(ns)
     tolerance = parse_tolerance(ns.tolerance)
     if event_run is not None and (event_run.leaves or event_run.non_private or event_run.empty):
         return _cmd_event(ns, event_run, delta, epsilon, tolerance)
-    phases = run_phases(ns) if event_run is None else [(p, "given") for p in event_run.phases]
     from ..curves.accountant import bracket, check_run  # once the flags are read: a typo answers at once
     from ..curves.certificate import certificate_of
 

@@ -70,12 +70,12 @@ def test_ledger_is_dp_accountings_event():
 
 
 @pytest.mark.parametrize("event", [
-    dp_event.LaplaceDpEvent(1.0),
-    sgm(0.1, 0.0),
-    dp_event.PoissonSampledDpEvent(0.1, dp_event.LaplaceDpEvent(1.0)),
+    dp_event.ZCDpEvent(0.1),
+    dp_event.RandomizedResponseDpEvent(0.5, 4),  # defined under REPLACE_ONE / REPLACE_SPECIAL only
+    dp_event.PoissonSampledDpEvent(0.1, dp_event.DiscreteLaplaceDpEvent(1.0, 1)),
     dp_event.SampledWithoutReplacementDpEvent(100, 10, dp_event.GaussianDpEvent(1.0)),
     dp_event.PoissonSampledDpEvent(1.5, dp_event.GaussianDpEvent(1.0)),
-    dp_event.NonPrivateDpEvent(),
+    dp_event.SampledWithReplacementDpEvent(100, 10, dp_event.GaussianDpEvent(1.0)),
     dp_event.UnsupportedDpEvent(),
 ])
 def test_unsupported_events_are_refused_with_dp_accountings_error(event):
@@ -93,8 +93,8 @@ def test_too_many_steps_and_bad_queries():
         acc.get_epsilon(0.0)
     with pytest.raises(ValueError, match="finite"):
         acc.get_epsilon(float("nan"))
-    with pytest.raises(ValueError, match="REPLACE_SPECIAL"):
-        CertifiedPldAccountant(privacy_accountant.NeighboringRelation.REPLACE_SPECIAL)
+    with pytest.raises(ValueError, match="REPLACE_SPECIAL"):  # the message lists the relations supported
+        CertifiedPldAccountant("NEIGHBOURS_OF_MY_CHOICE")
     assert CertifiedPldAccountant().get_epsilon(1e-5) == 0.0 and CertifiedPldAccountant().get_delta(1.0) == 0.0
 
 
@@ -189,3 +189,16 @@ def test_registration_waits_for_dp_accounting_and_never_imports_it():
             "assert isinstance(CertifiedPldAccountant(), dp_accounting.PrivacyAccountant)")
     pytest.importorskip("dp_accounting")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_other_mechanisms_and_non_private_events_are_answered():
+    """Beyond the SGM family: a Laplace release beside DP-SGD steps gets a proven answer (above the steps' own ε,
+    with the event certificate), and a non-private event is ε = inf, δ = 1, never a finite number."""
+    steps = CertifiedPldAccountant().compose(sgm(0.01, 1.0), 100)
+    both = CertifiedPldAccountant().compose(sgm(0.01, 1.0), 100).compose(dp_event.LaplaceDpEvent(10.0), 2)
+    assert both.supports(dp_event.PoissonSampledDpEvent(0.1, dp_event.LaplaceDpEvent(1.0)))
+    assert both.get_epsilon(1e-5) > steps.get_epsilon(1e-5)
+    assert both.certificate()["format"] == "rdp_verify event privacy curve"
+    for event in (dp_event.NonPrivateDpEvent(), sgm(0.1, 0.0)):
+        acc = CertifiedPldAccountant().compose(sgm(0.01, 1.0), 10).compose(event)
+        assert acc.get_epsilon(1e-5) == math.inf and acc.get_delta(1.0) == 1.0
