@@ -36,6 +36,7 @@ from ..curves.certificate import (
     _bracket_json,
     _check_point,
     _derived,
+    _judged,
     _truncation_range,
     check_limits,
     interval_text,
@@ -83,8 +84,8 @@ def event_bracket(run: Run, *, delta: Fraction | None = None, epsilon: Fraction 
                   tolerance: Fraction = DEFAULT_TOLERANCE, settings: Settings | None = None) -> Bracket:
     """The proven bracket of ε(δ) or δ(ε) for a resolved run; :class:`NotPrivate` for a non-private one."""
     if run.non_private:
-        raise NotPrivate(f"{render(run.event)} is not differentially private (a NonPrivateDpEvent or a zero noise "
-                         "parameter): epsilon = inf at every delta < 1")
+        raise NotPrivate(f"{render(run.event)} holds a non-private event (a NonPrivateDpEvent or a zero noise "
+                         "parameter): no finite epsilon is proven (inf is exact for one applied to the whole dataset)")
     if run.empty:
         raise InputError(f"{render(run.event)} releases nothing about the data: there is no privacy loss to bound")
     return bracket(run.phases, delta=delta, epsilon=epsilon, tolerance=tolerance, settings=settings,
@@ -109,11 +110,7 @@ def _cross_check(run: Run, result: Bracket, point: Fraction, proven: tuple[Fract
     cross = {"method": "exact hockey-stick divergence (Neyman-Pearson region, Arb)", "bound_kind": "proven", **base,
              "estimate": {"value": decimal_text(value, DIGITS), "error_bound": decimal_text(
                  error + abs(value - Fraction(decimal_text(value, DIGITS))), 3, "up")}}
-    v, e = Fraction(cross["estimate"]["value"]), Fraction(cross["estimate"]["error_bound"])
-    upper_proven = proven[1]
-    cross["consistent"] = proven[0] <= v + e and (upper_proven is None or v - e <= upper_proven)
-    cross["informative"] = e <= Fraction(cross["informative_below"])
-    return cross
+    return {**cross, **_judged(cross)}  # from the printed numbers, as a check re-derives them
 
 
 def certificate_of_event(run: Run, result: Bracket, *, delta: Fraction | None, epsilon: Fraction | None,
@@ -235,9 +232,16 @@ def _compare(claimed: dict[str, Any], fresh: dict[str, Any]) -> list[str]:
     for key, value in _derived(claimed[quantity], Fraction(claimed["inputs"]["tolerance"])).items():
         if claimed[quantity][key] != value:
             problems.append(f"{quantity}.{key}: not derived from the certificate's own ends")
-    verdict, reason = verdict_of(quantity, claimed[quantity], claimed["cross_check"])
-    if (claimed["verdict"], claimed["verdict_reason"]) != (verdict, reason):
+    cross = claimed["cross_check"]  # consistent and informative follow from its estimate and proven delta
+    judged = {"consistent": True, "informative": False} if cross["method"] == "none" else _judged(cross)
+    for key, value in judged.items():
+        if cross[key] != value:
+            problems.append(f"cross_check.{key}: not derived from the certificate's estimate and proven delta")
+    verdict, reason = verdict_of(quantity, claimed[quantity], cross)
+    if claimed["verdict"] != verdict:
         problems.append(f"verdict: {verdict} by the certificate's bracket and cross-check")
+    if claimed["verdict_reason"] != reason:
+        problems.append("verdict_reason: not the reason for the certificate's verdict")
     return problems
 
 
