@@ -207,12 +207,16 @@ def event_summary(cert: dict[str, Any]) -> str:
     b = cert[quantity]
     width = "" if b["relative_width"] is None else f"relative width {b['relative_width']}, "
     uses = ", ".join(f"{c['mechanism']} x {c['uses']}" for c in cert["components"])
+    how = (f"grid step {cert['settings']['grid_step']}: {uses}" if cert["method"] == "discrete pairs" else
+           f"upper: zCDP rho = {cert['settings']['rho']}, xi = {cert['settings']['xi']} as Renyi DP at order "
+           f"{cert['settings']['order']}, Balle et al. 2020; lower: none, a zCDP guarantee bounds from above only")
     lines = [f"run: {cert['mechanism']}; {inp['neighboring_relation']}; {given}",
              f"{quantity} in [{b['lower']}, {b['upper'] if b['upper'] is not None else 'inf (no finite bound)'}] "
-             f"(proven; {width}grid step {cert['settings']['grid_step']}: {uses})",
+             f"(proven; {width}{how})",
              f"  tolerance {inp['tolerance']}: " + ("met" if b["tolerance_met"] else
-                                                    f"not met, the bracket is {b['shortfall']} times wider "
-                                                    "(the finest grid that fits was used)")]
+                                                    f"not met, the bracket is {b['shortfall']} times wider " +
+                                                    ("(the finest grid that fits was used)" if cert["method"] ==
+                                                     "discrete pairs" else "(no lower end exists to narrow it)"))]
     cc = cert["cross_check"]
     lines.append("  cross-check: " + (f"none ({cc['reason']})" if cc["method"] == "none" else cc_line(cc)))
     lines.append(f"verdict: {cert['verdict']} ({cert['verdict_reason']})")
@@ -224,7 +228,8 @@ def cmd_dp(ns: argparse.Namespace) -> int:
     phases = run_phases(ns) if event_run is None else [(p, "given") for p in event_run.phases]
     delta, epsilon = _target(ns)
     tolerance = parse_tolerance(ns.tolerance)
-    if event_run is not None and (event_run.leaves or event_run.non_private or event_run.empty):
+    if event_run is not None and (event_run.leaves or event_run.non_private or event_run.empty
+                                  or event_run.zcdp is not None):
         return _cmd_event(ns, event_run, delta, epsilon, tolerance)
     from ..curves.accountant import bracket, check_run  # once the flags are read: a typo answers at once
     from ..curves.certificate import certificate_of

@@ -46,7 +46,8 @@ from ..curves.certificate import (
 from ..events.model import DpEvent, NeighboringRelation
 from ..events.read import from_named_tuple_json, render, to_json
 from ..foundations.decimals import decimal_text
-from ..foundations.inputs import InputError, Refused, check_tolerance, fraction_text, parse_rational
+from ..events.flatten import components
+from ..foundations.inputs import InputError, Refused, check_alpha, check_tolerance, fraction_text, parse_rational
 from ..mechanisms.rounding import MAX_POINTS
 from .table import Run, resolve
 
@@ -152,12 +153,70 @@ def certificate_of_event(run: Run, result: Bracket, *, delta: Fraction | None, e
     return seal(cert, SCHEMA)
 
 
+ZCDP_PROOFS = {
+    "upper": ("(xi, rho)-zCDP is (alpha, xi + rho*alpha)-RDP at every order (Bun & Steinke 2016, Definition 1.1; zCDP "
+              "guarantees compose by adding xi and rho, their Lemma 2.3), converted at settings.order by Balle et al. "
+              "2020, Theorem 21 (Arb, rounded up)"),
+    "lower": ("none: a zCDP guarantee bounds the mechanism from above only (it may release nothing), so the lower "
+              "end is the trivial 0"),
+}
+
+
+def certificate_of_zcdp(run: Run, *, delta: Fraction | None, epsilon: Fraction | None, tolerance: Fraction,
+                        order: Fraction | None = None) -> dict[str, Any]:
+    """The sealed certificate of a run of zCDP guarantees (:mod:`rdp_verify.privacy_curve.zcdp`); ``order`` is a
+    recorded order to re-evaluate (a check), else the search chooses one."""
+    from . import zcdp
+
+    rho, xi = run.zcdp
+    if delta is not None:
+        upper, alpha = zcdp.epsilon_upper(rho, xi, delta) if order is None else \
+            zcdp.epsilon_at(rho, xi, delta, order)
+    else:
+        upper, alpha = zcdp.delta_upper(rho, xi, epsilon) if order is None else zcdp.delta_at(rho, xi, epsilon, order)
+    quantity = "epsilon" if delta is not None else "delta"
+    printed = _bracket_json(Fraction(0), upper, Fraction(tolerance))
+    cross = {"method": "none", "bound_kind": "none", "epsilon": fraction_text(epsilon if epsilon is not None else upper),
+             "proven_delta": interval_text(Fraction(0), delta if delta is not None else upper),
+             "informative_below": "0", "reason": "an abstract zCDP guarantee has no exact curve to compare with",
+             "consistent": True, "informative": False}
+    verdict, reason = _verdict(quantity, printed, cross, "zCDP conversion")
+    cert = {
+        "format": FORMAT, "format_version": FORMAT_VERSION, "mechanism": render(run.event),
+        "inputs": {"event": to_json(run.event), "neighboring_relation": run.relation.name,
+                   **({"delta": fraction_text(delta)} if delta is not None else {"epsilon": fraction_text(epsilon)}),
+                   "tolerance": fraction_text(Fraction(tolerance))},
+        "method": "zCDP conversion",
+        "settings": {"order": fraction_text(alpha), "rho": fraction_text(rho), "xi": fraction_text(xi)},
+        quantity: printed,
+        "directions": {d: interval_text(Fraction(0), upper) for d in ("add", "remove")},
+        "components": [{"mechanism": "ZCDp", "uses": sum(c.count for c in components(run.event))}],
+        "proofs": ZCDP_PROOFS, "cross_check": cross,
+        "work": {"composed_length": 0, "refinements": []},
+        "verdict": verdict, "verdict_reason": reason, "software": {"rdp_verify": __version__},
+    }
+    return seal(cert, SCHEMA)
+
+
+ZCDP_REASON = "no lower end: a zCDP guarantee bounds the mechanism from above only"
+
+
+def _verdict(quantity: str, printed: dict[str, Any], cross: dict[str, Any], method: str) -> tuple[str, str]:
+    """The verdict: as for every privacy curve (:func:`rdp_verify.curves.certificate.verdict_of`), except that a
+    zCDP conversion with a finite upper end is ``partial`` for its own reason (there is no lower end to prove)."""
+    if method == "zCDP conversion" and printed["upper"] is not None:
+        return "partial", ZCDP_REASON
+    return verdict_of(quantity, printed, cross)
+
+
 def certify_event(event: DpEvent, relation: Any = None, *, delta: Fraction | None = None,
                   epsilon: Fraction | None = None, tolerance: Fraction = DEFAULT_TOLERANCE,
                   settings: Settings | None = None) -> dict[str, Any]:
     """The sealed certificate of a run with other mechanisms than the SGM family (a Gaussian-family run gets the
     privacy-curve certificate of :mod:`rdp_verify.curves.certificate` from ``rdp-verify dp``)."""
     run = resolve(event, relation)
+    if run.zcdp is not None:
+        return certificate_of_zcdp(run, delta=delta, epsilon=epsilon, tolerance=tolerance)
     result = event_bracket(run, delta=delta, epsilon=epsilon, tolerance=tolerance, settings=settings)
     return certificate_of_event(run, result, delta=delta, epsilon=epsilon, tolerance=tolerance)
 
@@ -214,6 +273,13 @@ def recompute(cert: dict[str, Any]) -> dict[str, Any]:
     inp = cert["inputs"]
     event = from_named_tuple_json(inp["event"])
     run = resolve(event, inp["neighboring_relation"])
+    if run.zcdp is not None:
+        delta = parse_rational(inp["delta"], "delta") if "delta" in inp else None
+        epsilon = parse_rational(inp["epsilon"], "epsilon") if "epsilon" in inp else None
+        order = parse_rational(cert["settings"]["order"], "order")
+        return certificate_of_zcdp(run, delta=delta, epsilon=epsilon,
+                                   tolerance=check_tolerance(parse_rational(inp["tolerance"], "tolerance")),
+                                   order=check_alpha(order, "settings.order"))
     if run.non_private or run.empty or not run.leaves:
         raise InputError("inputs: the recorded event is not a run with mechanisms beyond the Gaussian family")
     delta = parse_rational(inp["delta"], "delta") if "delta" in inp else None
@@ -237,7 +303,7 @@ def _compare(claimed: dict[str, Any], fresh: dict[str, Any]) -> list[str]:
     for key, value in judged.items():
         if cross[key] != value:
             problems.append(f"cross_check.{key}: not derived from the certificate's estimate and proven delta")
-    verdict, reason = verdict_of(quantity, claimed[quantity], cross)
+    verdict, reason = _verdict(quantity, claimed[quantity], cross, claimed["method"])
     if claimed["verdict"] != verdict:
         problems.append(f"verdict: {verdict} by the certificate's bracket and cross-check")
     if claimed["verdict_reason"] != reason:

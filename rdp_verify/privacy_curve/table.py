@@ -32,7 +32,8 @@ Laplace, mixtures and sampled Laplace under ``ADD_OR_REMOVE_ONE`` or ``REPLACE_S
 ``REPLACE_SPECIAL`` (as its RDP accountant). ``REPLACE_SPECIAL`` (a record replaced by a special record, e.g. the zero
 record, relative to which the sensitivity is measured; arXiv 2103.00039, Definition 1.1) has the add/remove pairs of
 every mechanism here: both orders of (mechanism at the record, mechanism at the special record) are bracketed.
-Refused by name: ``ZCDpEvent`` inside a tree (an abstract guarantee has no privacy-loss distribution),
+A run of ``ZCDpEvent`` alone is its summed (ξ, ρ) (:mod:`rdp_verify.privacy_curve.zcdp`: an upper end only).
+Refused by name: ``ZCDpEvent`` beside other mechanisms (an abstract guarantee has no privacy-loss distribution),
 ``DiscreteGaussianDpEvent`` (not yet bracketed), ``TruncatedSubsampledGaussianDpEvent``, ``RepeatAndSelectDpEvent``,
 ``SampledWithReplacementDpEvent``, sampling of anything but the Gaussian (fixed-size) or the Gaussian and Laplace
 (Poisson), per-epoch samplers mixed with other mechanisms, and ``UnsupportedDpEvent``.
@@ -60,6 +61,7 @@ from ..events.model import (
     ShuffledDpEvent,
     SingleEpochTreeAggregationDpEvent,
     UnsupportedEvent,
+    ZCDpEvent,
 )
 from ..foundations.inputs import check_run_sigma
 from ..foundations.run import Phase
@@ -89,10 +91,11 @@ class Run:
     phases: tuple[Phase, ...] = ()
     leaves: tuple[tuple[Mechanism, int], ...] = ()
     non_private: bool = False
+    zcdp: tuple[Fraction, Fraction] | None = None  # (ρ, ξ) summed over a run of ZCDpEvents only
 
     @property
     def empty(self) -> bool:
-        return not (self.phases or self.leaves or self.non_private)
+        return not (self.phases or self.leaves or self.non_private or self.zcdp)
 
 
 def _need(relation: NeighboringRelation, allowed: tuple[NeighboringRelation, ...], name: str) -> None:
@@ -195,6 +198,13 @@ def resolve(event: DpEvent, relation: Any = None) -> Run:
     parts = components(event)
     if any(c.non_private or _zero_noise(c.mechanism) for c in parts):
         return Run(event, relation, non_private=True)
+    zcdp = [c for c in parts if isinstance(c.mechanism, ZCDpEvent)]
+    if zcdp:  # zCDP composes by adding ρ and ξ (Bun & Steinke 2016, Lemma 2.3); it has no PLD to compose with others
+        if len(zcdp) < len(parts) or any(c.wrapper is not None for c in zcdp):
+            raise UnsupportedEvent("ZCDpEvent is supported alone (a run of zCDP guarantees): an abstract guarantee "
+                                   "has no privacy-loss distribution to compose with other mechanisms")
+        return Run(event, relation, zcdp=(sum((c.count * c.mechanism.rho for c in zcdp), Fraction(0)),
+                                          sum((c.count * c.mechanism.xi for c in zcdp), Fraction(0))))
     if parts and all(isinstance(c.event, GAUSSIAN_FAMILY) and isinstance(c.mechanism, GaussianDpEvent)
                      for c in parts) and relation != R.REPLACE_SPECIAL:
         return Run(event, relation, phases=tuple(to_phases(event, relation)))  # today's runs, unchanged

@@ -202,3 +202,10 @@ def test_other_mechanisms_and_non_private_events_are_answered():
     for event in (dp_event.NonPrivateDpEvent(), sgm(0.1, 0.0)):
         acc = CertifiedPldAccountant().compose(sgm(0.01, 1.0), 10).compose(event)
         assert acc.get_epsilon(1e-5) == math.inf and acc.get_delta(1.0) == 1.0
+
+
+def test_a_zcdp_run_gets_its_conversion_and_no_lower_end():
+    acc = CertifiedPldAccountant().compose(dp_event.ZCDpEvent(0.1), 2)
+    eps = acc.get_epsilon(1e-5)
+    assert 0 < eps <= 0.2 + 2 * math.sqrt(0.2 * math.log(1e5))  # Bun & Steinke's conversion, Proposition 1.3
+    assert acc.certificate()["epsilon"]["lower"] == "0"
