@@ -20,6 +20,7 @@ fixed-size sampled Gaussian, shuffled, balls-in-bins)  and :func:`rdp_verify.cur
 ``LaplaceDpEvent(b)``                                  :class:`~rdp_verify.mechanisms.laplace.Laplace`, sensitivity 1
 ``PoissonSampledDpEvent(q, LaplaceDpEvent(b))``        :class:`~rdp_verify.mechanisms.sampled_laplace.SampledLaplace`
 ``DiscreteLaplaceDpEvent(a, s)``                       :class:`~rdp_verify.mechanisms.discrete_laplace.DiscreteLaplace`
+``DiscreteGaussianDpEvent(σ, s)`` (our extension)      :class:`~rdp_verify.mechanisms.discrete_gaussian.DiscreteGaussian`
 ``MixtureOfGaussiansDpEvent``                          :class:`~rdp_verify.mechanisms.mixture_of_gaussians.MixtureOfGaussians`
 ``RandomizedResponseDpEvent(p, k)``                    :class:`~rdp_verify.mechanisms.randomized_response.RandomizedResponse`,
                                                        ``REPLACE_ONE`` / ``REPLACE_SPECIAL`` only (as dp_accounting)
@@ -27,14 +28,14 @@ fixed-size sampled Gaussian, shuffled, balls-in-bins)  and :func:`rdp_verify.cur
 =====================================================  ==========================================================
 
 Relations follow dp_accounting 0.6's PLD accountant (``pld_privacy_accountant._maybe_compose``): Laplace, discrete
-Laplace, mixtures and sampled Laplace under ``ADD_OR_REMOVE_ONE`` or ``REPLACE_SPECIAL`` (refused under
+Laplace (and the discrete Gaussian, as its discrete sibling), mixtures and sampled Laplace under ``ADD_OR_REMOVE_ONE`` or ``REPLACE_SPECIAL`` (refused under
 ``REPLACE_ONE``, as there), randomized response under ``REPLACE_ONE`` or ``REPLACE_SPECIAL``, tree aggregation under
 ``REPLACE_SPECIAL`` (as its RDP accountant). ``REPLACE_SPECIAL`` (a record replaced by a special record, e.g. the zero
 record, relative to which the sensitivity is measured; arXiv 2103.00039, Definition 1.1) has the add/remove pairs of
 every mechanism here: both orders of (mechanism at the record, mechanism at the special record) are bracketed.
 A run of ``ZCDpEvent`` alone is its summed (ξ, ρ) (:mod:`rdp_verify.privacy_curve.zcdp`: an upper end only).
 Refused by name: ``ZCDpEvent`` beside other mechanisms (an abstract guarantee has no privacy-loss distribution),
-``DiscreteGaussianDpEvent`` (not yet bracketed), ``TruncatedSubsampledGaussianDpEvent``, ``RepeatAndSelectDpEvent``,
+``TruncatedSubsampledGaussianDpEvent``, ``RepeatAndSelectDpEvent``,
 ``SampledWithReplacementDpEvent``, sampling of anything but the Gaussian (fixed-size) or the Gaussian and Laplace
 (Poisson), per-epoch samplers mixed with other mechanisms, and ``UnsupportedDpEvent``.
 """
@@ -49,6 +50,7 @@ from typing import Any
 from ..events.flatten import Component, components, to_phases
 from ..events.model import (
     BallsInBinsDpEvent,
+    DiscreteGaussianDpEvent,
     DiscreteLaplaceDpEvent,
     DpEvent,
     GaussianDpEvent,
@@ -65,6 +67,7 @@ from ..events.model import (
 )
 from ..foundations.inputs import check_run_sigma
 from ..foundations.run import Phase
+from ..mechanisms.discrete_gaussian import DiscreteGaussian
 from ..mechanisms.discrete_laplace import DiscreteLaplace
 from ..mechanisms.gaussian import Gaussian
 from ..mechanisms.laplace import Laplace
@@ -158,7 +161,14 @@ def _leaf(c: Component, relation: NeighboringRelation) -> tuple[Phase | None, tu
         return None, (Laplace(m.noise_multiplier), c.count)
     if isinstance(m, DiscreteLaplaceDpEvent):
         _need(relation, ADDITIVE, "DiscreteLaplaceDpEvent")
+        if m.sensitivity == 0:
+            return None, None  # the same law on both datasets: releases nothing
         return None, (DiscreteLaplace(m.noise_parameter, m.sensitivity), c.count)
+    if isinstance(m, DiscreteGaussianDpEvent):
+        _need(relation, ADDITIVE, "DiscreteGaussianDpEvent")
+        if m.sensitivity == 0:
+            return None, None
+        return None, (DiscreteGaussian(m.sigma, m.sensitivity), c.count)
     if isinstance(m, MixtureOfGaussiansDpEvent):
         _need(relation, ADDITIVE, "MixtureOfGaussiansDpEvent")
         if all(s == 0 for s in m.sensitivities):
@@ -173,7 +183,6 @@ def _leaf(c: Component, relation: NeighboringRelation) -> tuple[Phase | None, tu
         return None, (RandomizedResponse(m.noise_parameter, m.num_buckets, neighbours), c.count)
     reasons = {"ZCDpEvent": "an abstract zCDP guarantee has no privacy-loss distribution to compose (alone, "
                             "rdp-verify cdp converts it)",
-               "DiscreteGaussianDpEvent": "the discrete Gaussian is not bracketed yet",
                "TruncatedSubsampledGaussianDpEvent": "no proven bound for truncated batches here",
                "RepeatAndSelectDpEvent": "a random number of repetitions is not a composition: no proven bound here",
                "UnsupportedDpEvent": "dp_accounting's own marker of an event nobody can account for"}

@@ -129,11 +129,9 @@ def test_an_unknown_relation_is_an_input_error():
 
 
 @pytest.mark.parametrize("event, named", [
-    (m.ZCDpEvent(F(1, 2)), "ZCDpEvent"),
     (m.TruncatedSubsampledGaussianDpEvent(100, F(1, 10), 5, 1), "TruncatedSubsampledGaussianDpEvent"),
     (m.RepeatAndSelectDpEvent(LAP, 2, 1), "RepeatAndSelectDpEvent"),
     (m.UnsupportedDpEvent(), "UnsupportedDpEvent"),
-    (m.DiscreteGaussianDpEvent(2, 1), "DiscreteGaussianDpEvent"),
     (m.SampledWithReplacementDpEvent(100, 10, LAP), "SampledWithReplacementDpEvent"),
     (m.PoissonSampledDpEvent(F(1, 2), m.DiscreteLaplaceDpEvent(1, 1)), "DiscreteLaplaceDpEvent"),
     (m.SampledWithoutReplacementDpEvent(100, 10, LAP), "LaplaceDpEvent"),

@@ -1,0 +1,112 @@
+"""The discrete Gaussian mechanism f(D) + N_Z(0, σ²) on ℤ with integer sensitivity s: a symmetric pair.
+
+**The noise** (Canonne, Kamath, Steinke 2020, "The Discrete Gaussian for Differential Privacy", NeurIPS,
+Definition 1): P[X = x] = e^{−x²/(2σ²)}/Z on ℤ, Z = Σ_{z∈ℤ} e^{−z²/(2σ²)}. Unlike dp_accounting's
+``DiscreteGaussianPrivacyLoss``, which truncates the noise to [−⌈11.6σ⌉, ⌈11.6σ⌉] by default, this is the
+untruncated mechanism of the paper (rdp_verify's ``DiscreteGaussianDpEvent`` extension, :mod:`rdp_verify.events`).
+
+**Pair** (remove; add is the same law reflected): P = N_Z(−s, σ²), Q = N_Z(0, σ²), with the loss
+
+    L(x) = (x² − (x + s)²)/(2σ²) = −s(2x + s)/(2σ²),
+
+decreasing in x, taking the values −s(2x + s)/(2σ²) at the integers (atoms s²/σ² apart). The cuts are
+half-integers: {L > ℓ} = {x ≤ ⌈y⌉ − 1} and {L ≥ ℓ} = {x ≤ ⌊y⌋}, y = −(2σ²ℓ/s + s)/2 (exact rationals). Under Q,
+−L has the law of L under P (x ↦ −x − s), so one PLD serves both directions.
+
+**The CDF, enclosed.** With K = ⌈σ·√(2·(bits + 64)·log 2)⌉ + s + 1, the partial sums S(n) = Σ_{−K ≤ z ≤ n}
+e^{−z²/(2σ²)} are exact sums of Arb balls, and each tail beyond ±K is at most ∫_K^∞ e^{−u²/(2σ²)}du =
+σ√(π/2)·erfc(K/(σ√2)) (the summand decreases on z ≥ 0). So Z ∈ S(K) + [0, 2T] and F(n) = P(X ≤ n) ∈
+(S(n) + [0, T])/Z for −K ≤ n < K (F(n) ≤ T/Z below −K, ≥ 1 − T/Z above K), T the tail bound: every CDF value is
+a ball containing the truth, as :class:`~rdp_verify.mechanisms.rounding.MonotonePair` requires. K makes T about
+2^−(bits + 64) of Z.
+
+**Exact δ of one use** (:meth:`~rdp_verify.mechanisms.rounding.Mechanism.hockey_stick`): the Neyman–Pearson
+region {L > ε} = {x < t}, δ(ε) = F_P(t) − e^ε F_Q(t) (Canonne, Kamath, Steinke 2020, Theorem 7 states the same
+sum). **Rounding**: :mod:`rdp_verify.mechanisms.rounding` (losses and masses up for the upper end, down for the lower).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+from typing import ClassVar
+
+from flint import arb, ctx
+
+from ..foundations.results import to_arb
+from .rounding import ABOVE, BELOW, Cut, Mechanism, MonotonePair, check_positive, check_whole, exact_cut
+
+__all__ = ["DiscreteGaussian", "DiscreteGaussianPair"]
+
+GUARD = 64  # bits by which the tail beyond ±K stays below the working precision
+
+
+@lru_cache(maxsize=16)
+def _sums(sigma: Fraction, extra: int, prec: int) -> tuple[int, tuple[arb, ...], arb, arb]:
+    """(K, prefix sums S(−K), …, S(K), the normaliser Z as a ball, the one-sided tail bound T) at ``prec`` bits."""
+    with ctx.workprec(prec):
+        k = math.ceil(float(sigma) * math.sqrt(2 * (prec + GUARD) * math.log(2))) + extra + 1
+        two_s2 = 2 * to_arb(sigma) ** 2
+        total, prefix = arb(0), []
+        for z in range(-k, k + 1):
+            total += (-(arb(z) ** 2) / two_s2).exp()
+            prefix.append(total)
+        s = to_arb(sigma)
+        tail = (s * (arb.pi() / 2).sqrt() * (arb(k) / (s * arb(2).sqrt())).erfc()).upper()
+        norm = total + arb(0).union(2 * tail)
+    return k, tuple(prefix), norm, tail
+
+
+def dgauss_cdf(x: arb, centre: int, sigma: Fraction, extra: int) -> arb:
+    """A ball containing P(X ≤ x) for X ~ N_Z(centre, σ²) at the exact point x (module docstring)."""
+    k, prefix, norm, tail = _sums(sigma, extra, ctx.prec)
+    n = int(x.floor().unique_fmpz()) - centre
+    if n < -k:
+        return arb(0).union(tail / norm)
+    if n >= k:
+        return 1 - arb(0).union(tail / norm)
+    return (prefix[n + k] + arb(0).union(tail)) / norm
+
+
+class DiscreteGaussianPair(MonotonePair):
+    """P = N_Z(−s, σ²), Q = N_Z(0, σ²) on ℤ (module docstring)."""
+
+    def __init__(self, sigma: Fraction, sensitivity: int):
+        self.sigma, self.s = sigma, sensitivity
+
+    def p_cdf(self, x: arb) -> arb:
+        return dgauss_cdf(x, -self.s, self.sigma, self.s)
+
+    def q_cdf(self, x: arb) -> arb:
+        return dgauss_cdf(x, 0, self.sigma, self.s)
+
+    def cut(self, level: Fraction, strict: bool) -> Cut:
+        y = -(2 * self.sigma ** 2 * level / self.s + self.s) / 2
+        m = math.ceil(y) - 1 if strict else math.floor(y)
+        return exact_cut(Fraction(2 * m + 1, 2))
+
+
+@dataclass(frozen=True)
+class DiscreteGaussian(Mechanism):
+    """N_Z(0, σ²) noise (``sigma`` exact > 0) on integer values with integer ``sensitivity`` ≥ 1."""
+
+    sigma: Fraction
+    sensitivity: int = 1
+    symmetric: ClassVar[bool] = True
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "sigma", check_positive(self.sigma, "sigma"))
+        check_whole(self.sensitivity, "sensitivity", 1)
+
+    def pair(self) -> DiscreteGaussianPair:
+        return DiscreteGaussianPair(self.sigma, self.sensitivity)
+
+    def loss_scale(self) -> Fraction:
+        """s/σ (the spread of the loss, as for the continuous Gaussian), at least s²/(2σ²)."""
+        s, sigma = Fraction(self.sensitivity), self.sigma
+        return max(s / sigma, s * s / (2 * sigma * sigma))
+
+
+_ = (ABOVE, BELOW)  # the cut never leaves ℤ's line: every level has a half-integer cut
