@@ -27,8 +27,8 @@ def test_summary(capsys):
 
 
 def test_json_out_and_check(capsys, tmp_path):
-    path = tmp_path / "cert.json"
-    code, out, err = run(capsys, *RUN, "--epsilon", "2", "--json", "--out", str(path))
+    path = tmp_path / "cert.json"  # delta(1) is about 2e-5: a 64-bit grid (delta(2) ~ 4e-12 needs 3x the work)
+    code, out, err = run(capsys, *RUN, "--epsilon", "1", "--json", "--out", str(path))
     cert = json.loads(out)
     assert code == 0 and json.loads(path.read_text()) == cert and "delta" in cert
     assert main(["check", str(path)]) == 0
@@ -49,11 +49,11 @@ def test_phases_as_lists_and_as_a_file(capsys, tmp_path):
 def test_repeated_phases_are_written_once_and_recorded_as_given(capsys, tmp_path):
     path = tmp_path / "phases.json"
     path.write_text(json.dumps([{"q": "0.02", "sigma": "1.5", "steps": 1}] * 60 + [{"q": "0.05", "sigma": "1.5", "steps": 9}]))
-    code, out, _ = run(capsys, "--phases", str(path), "--delta", "1e-6")
+    out_file = tmp_path / "cert.json"  # the summary and the certificate of one run (--out writes what --json prints)
+    code, out, _ = run(capsys, "--phases", str(path), "--delta", "1e-6", "--out", str(out_file))
     assert code == 0 and out.splitlines()[0] == \
         "run: 60 x (q = 0.02, sigma = 1.5, steps = 1); q = 0.05, sigma = 1.5, steps = 9; delta = 0.000001"
-    code, out, _ = run(capsys, "--phases", str(path), "--delta", "1e-6", "--json")
-    cert = json.loads(out)
+    cert = json.loads(out_file.read_text())
     assert [p["steps"] for p in cert["inputs"]["phases"]] == [1] * 60 + [9] and check_run_certificate(cert) == []
 
 
