@@ -88,14 +88,84 @@ def _cmd_canaries(ns: argparse.Namespace, given: dict[str, Any]) -> int:
     return 0 if report["verdict"] == "consistent" else 1
 
 
+def _event_claim(ns: argparse.Namespace, given: dict[str, Any]) -> tuple[Any, Claim | None]:
+    """``--event FILE`` with --delta and --epsilon: the resolved run, and the claim when the run is of the SGM
+    family (audited as before, by both accountants where they apply)."""
+    others = [f for f in given if f not in ("delta", "epsilon")]
+    for f, v in (("claims", ns.claims), ("canaries", ns.canaries)):
+        if v is not None:
+            others.append(f)
+    if others:
+        raise UsageError(f"--event cannot be combined with {flag(others[0])}")
+    if ns.delta is None or ns.epsilon is None:
+        raise UsageError("--event needs the claim: --delta and --epsilon")
+    from ..events.read import load_event, render
+    from ..privacy_curve.table import resolve
+
+    run = resolve(load_event(ns.event), ns.neighboring_relation)
+    if run.leaves or run.non_private or run.empty or run.zcdp is not None:
+        return run, None
+    phases = [{k: v if isinstance(v, str) else str(v) for k, v in p.to_json().items() if v is not None}
+              for p in run.phases]  # the claims reader takes text
+    fields = {"phases": phases, "delta": ns.delta, "epsilon": ns.epsilon,
+              "source": render(run.event)}
+    return run, parse_claim(fields, default_id="event")
+
+
+def _cmd_event(ns: argparse.Namespace, run: Any) -> int:
+    """A claim about a run with mechanisms beyond the SGM family: the event bracket decides (pld only)."""
+    from fractions import Fraction
+
+    from ..events.read import render
+    from ..foundations.inputs import parse_epsilon
+    from ..privacy_curve.certificate import NotPrivate, certify_event
+
+    delta, epsilon = parse_delta(ns.delta), parse_epsilon(ns.epsilon)
+    print(f"claim event: {render(run.event)}; {run.relation.name}; delta = {ns.delta}; reported epsilon = {ns.epsilon}")
+    try:
+        cert = certify_event(run.event, run.relation, delta=delta)
+        low, up = Fraction(cert["epsilon"]["lower"]), cert["epsilon"]["upper"]
+        if low <= epsilon and (up is None or epsilon < Fraction(up)):  # the bracket holds the claim: narrow it once
+            cert = certify_event(run.event, run.relation, delta=delta, tolerance=Fraction(1, 10**5))
+    except NotPrivate as exc:
+        print(f"  pld: no finite epsilon is proven ({exc})")
+        print("verdict: inconclusive (the run holds a non-private event)")
+        return 1
+    b = cert["epsilon"]
+    low, up = Fraction(b["lower"]), None if b["upper"] is None else Fraction(b["upper"])
+    if up is not None and up <= epsilon:
+        verdict, why = "holds", f"proven epsilon({ns.delta}) <= {b['upper']} <= reported {ns.epsilon}"
+    elif low > epsilon:
+        verdict, why = "violated", (f"proven epsilon({ns.delta}) >= {b['lower']} > reported {ns.epsilon}: the run is "
+                                    f"not ({ns.epsilon}, {ns.delta})-DP")
+    else:
+        verdict, why = "inconclusive", "the proven epsilon bracket contains the reported epsilon"
+    print(f"  pld: epsilon in [{b['lower']}, {b['upper'] if b['upper'] is not None else 'inf'}] "
+          f"({cert['method']}): {verdict}")
+    print(f"verdict: {verdict} ({why})")
+    if ns.out is not None:  # the proof behind the verdict: the sealed event certificate, which check recomputes
+        emit(cert, ns.out)
+    return 0 if verdict == "holds" else 1
+
+
 def cmd_audit(ns: argparse.Namespace) -> int:
     given = {f: getattr(ns, f) for f in _SINGLE if getattr(ns, f) is not None}
+    event_claim = None
+    if ns.event is not None:
+        run, event_claim = _event_claim(ns, given)
+        if event_claim is None:
+            return _cmd_event(ns, run)
+        given = {}
+    elif ns.neighboring_relation is not None:
+        raise UsageError("--neighboring-relation goes with --event (give phases --neighbours)")
     if ns.canaries is not None:
         return _cmd_canaries(ns, given)
     if ns.confidence is not None or ns.plot is not None:
         raise UsageError("--confidence and --plot belong to --canaries")
     dps = parse_dps(ns.dps)
-    if ns.claims is not None:
+    if event_claim is not None:
+        claims = [event_claim]
+    elif ns.claims is not None:
         if given:
             raise UsageError(f"--claims cannot be combined with {flag(next(iter(given)))}")
         claims = read_claims(ns.claims)
@@ -184,6 +254,10 @@ def register(subparsers: Any) -> None:
     claim.add_argument("--orders", help="also evaluate on this order list: a comma list, or one of "
                                         + ", ".join(ORDER_LISTS))
     p.add_argument("--claims", metavar="FILE", help="audit every claim of a JSON or CSV file and print a table")
+    p.add_argument("--event", metavar="FILE", help="the run as a dp_accounting event tree in JSON (docs/events.md), "
+                   "with --delta and --epsilon; runs beyond the SGM family are judged by the event bracket")
+    p.add_argument("--neighboring-relation", choices=("ADD_OR_REMOVE_ONE", "REPLACE_ONE", "REPLACE_SPECIAL"),
+                   help="the relation of --event (default ADD_OR_REMOVE_ONE)")
     canaries = p.add_argument_group("an empirical canary attack (instead of a claim)")
     canaries.add_argument("--canaries", metavar="FILE",
                           help="CSV of score,member or threshold,tp,fp,tn,fn: bug or consistent against the run's "
