@@ -93,7 +93,10 @@ def test_packaged_copy_is_the_file():
 
 def test_cli_writes_the_same_rows(tmp_path, monkeypatch, capsys):
     from rdp_verify.cli import main
-    short = tuple(sorted(golden_dp.RUNS, key=lambda r: r[2])[:2])  # the rows themselves are checked above
+    # the rows themselves are checked above: the closed-form run and the cheapest discretised one (q = 0.1, 100 steps:
+    # 1.4 s for its three rows, where the 100 steps at q = 0.01, sigma = 0.6 took 4.9 s)
+    short = tuple(r for r in golden_dp.RUNS if r[:3] in (("1", "2", 10), ("0.1", "1", 100)))
+    assert len(short) == 2
     others = tuple(r for r in golden_dp.SAMPLER_RUNS if r[3] == "shuffle")[:1]
     monkeypatch.setattr(golden_dp, "RUNS", short)
     monkeypatch.setattr(golden_dp, "SAMPLER_RUNS", others)
