@@ -9,8 +9,15 @@ from flint import arb, ctx
 from mutations import assert_every_field_checked, edited
 
 from rdp_verify.curves.accountant import bracket
-from rdp_verify.curves.certificate import (POLICY, SCHEMA, certificate_of, certify_run, check_run_certificate, compare,
-                                          recompute)
+from rdp_verify.curves.certificate import (
+    POLICY,
+    SCHEMA,
+    certificate_of,
+    certify_run,
+    check_run_certificate,
+    compare,
+    recompute,
+)
 from rdp_verify.curves.replace_one import ReplaceOneCurve, SymmetrisedCurve
 from rdp_verify.foundations.results import to_arb
 from rdp_verify.foundations.run import Phase
