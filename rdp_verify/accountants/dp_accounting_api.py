@@ -95,8 +95,11 @@ class CertifiedPldAccountant:
         self._neighbours = _RELATIONS.get(relation, "add-remove")
         self._ledger = Ledger(checked(check_tolerance, tolerance, "tolerance"))
         self._events: list[tuple[Any, int]] = []
-        self._tree: list[Any] = []  # the run as rdp_verify events (rdp_verify.events), for runs beyond the SGM family
-        self._run: Any = None  # its resolved run once it has other mechanisms (privacy_curve.table.Run), else None
+        self._tree: list[Any] = []  # the run as rdp_verify events (rdp_verify.events), one per compose
+        self._kinds: frozenset[str] = frozenset()  # what the run holds (_kinds): which mixtures are refused
+        self._steps = 0  # composed factors so far (the run domain's limit)
+        self._mixed = False  # the run has more than the SGM family: answered through the event tree
+        self._resolved_run: tuple[int, Any] | None = None  # (len(_tree), the resolved run) of the latest answer
 
     @property
     def neighboring_relation(self) -> Any:
@@ -157,7 +160,7 @@ class CertifiedPldAccountant:
     def supports(self, event: Any) -> bool:
         """Whether :meth:`compose` would accept ``event`` once (nothing is composed)."""
         try:
-            self._resolved(event, 1)
+            self._part(event, 1)
         except Exception as exc:
             if _name(exc) == "UnsupportedEventError":
                 return False
@@ -173,44 +176,66 @@ class CertifiedPldAccountant:
             raise _unsupported(str(exc)) from None
         return phases
 
-    def _resolved(self, event: Any, count: int) -> Any:
-        """The run with ``count`` x ``event`` appended, resolved by the one table (for events beyond the SGM
-        family), or ``_unsupported``."""
-        from ..events.model import ComposedDpEvent, SelfComposedDpEvent
+    def _part(self, event: Any, count: int) -> tuple[Any, frozenset[str], int]:
+        """(``count`` x ``event`` as an rdp_verify event, what it holds, its composed factors), checked alone by the
+        one table and against the run so far, or ``_unsupported``. Costs O(size of the event), not of the run."""
+        from ..curves.accountant import total_steps
+        from ..events.model import SelfComposedDpEvent
         from ..events.read import from_dp_accounting
+        from ..foundations.inputs import check_steps
         from ..privacy_curve.table import resolve
 
         relation = getattr(self._relation, "name", self._relation)
         try:
-            tree = [*self._tree, SelfComposedDpEvent(from_dp_accounting(event), count)]
-            run = resolve(ComposedDpEvent(tuple(tree)), relation)
-            Ledger(phases=[]).extend(list(run.phases))  # the run domain's limits
+            new = SelfComposedDpEvent(from_dp_accounting(event), count)
+            part = resolve(new, relation)
+            kinds = _kinds(part) | self._kinds
+            if "zcdp" in kinds and len(kinds) > 1:
+                raise InputError("ZCDpEvent is supported alone (a run of zCDP guarantees): an abstract guarantee has no "
+                                 "privacy-loss distribution to compose with other mechanisms")
+            if "per-epoch" in kinds and kinds & {"leaves", "zcdp"}:
+                raise InputError("shuffled or balls-in-bins phases are bracketed per epoch and cannot be composed "
+                                 "with other mechanisms")
+            steps = total_steps(part.phases, part.leaves)
+            if steps:
+                check_steps(self._steps + steps, "steps")
         except InputError as exc:
             raise _unsupported(str(exc)) from None
-        return tree, run
+        return new, kinds, steps
+
+    def _run(self) -> Any:
+        """The whole run resolved by the one table (once per composed state)."""
+        from ..events.model import ComposedDpEvent
+        from ..privacy_curve.table import resolve
+
+        if self._resolved_run is None or self._resolved_run[0] != len(self._tree):
+            relation = getattr(self._relation, "name", self._relation)
+            self._resolved_run = (len(self._tree), resolve(ComposedDpEvent(tuple(self._tree)), relation))
+        return self._resolved_run[1]
 
     def compose(self, event: Any, count: int = 1) -> "CertifiedPldAccountant":
         """Account for ``count`` applications of ``event``; returns self (calls chain)."""
         count = self._count(count)
-        try:
-            phases = None if self._run is not None or self._neighbours == "replace-special" \
-                else self._checked(event, count)
-        except Exception as exc:
-            if _name(exc) != "UnsupportedEventError":
-                raise
-            phases = None
-            first = exc
-        if phases is None:  # beyond the SGM family: the event tree and the one table decide
+        phases, first = None, None
+        if not self._mixed and self._neighbours != "replace-special":  # the SGM family: the ledger's phases
             try:
-                tree, run = self._resolved(event, count)
+                phases = self._checked(event, count)
             except Exception as exc:
-                if _name(exc) == "UnsupportedEventError" and "first" in locals():
-                    raise first from None  # the SGM family's own message
-                raise
-            self._tree, self._run = tree, run
-        else:
+                if _name(exc) != "UnsupportedEventError":
+                    raise
+                first = exc
+        try:
+            new, kinds, steps = self._part(event, count)
+        except Exception as exc:
+            if _name(exc) == "UnsupportedEventError" and first is not None:
+                raise first from None  # the SGM family's own message
+            raise
+        if phases is not None:
             self._ledger.extend(phases)
-            self._tree, _ = self._resolved(event, count)
+        else:  # beyond the SGM family: the event tree and the one table answer from now on
+            self._mixed = True
+        self._tree.append(new)
+        self._kinds, self._steps = kinds, self._steps + steps
         self._events.append((event, count))
         return self
 
@@ -233,7 +258,8 @@ class CertifiedPldAccountant:
         """The proven upper end for a run beyond the SGM family (None: no finite one), its certificate kept."""
         from ..privacy_curve.certificate import certify_event
 
-        cert = certify_event(self._run.event, self._run.relation, tolerance=self._ledger.tolerance, **{key: value})
+        run = self._run()
+        cert = certify_event(run.event, run.relation, tolerance=self._ledger.tolerance, **{key: value})
         if cert["verdict"] == "inconsistent":
             raise ArithmeticError(f"the proven bracket and the exact cross-check disagree for {key} = {value}: "
                                   "refusing to return a number (please report this run)")
@@ -244,9 +270,9 @@ class CertifiedPldAccountant:
     def get_epsilon(self, target_delta: float) -> float:
         """A proven upper bound on ε at ``target_delta``, rounded up to a double (inf for a non-private run)."""
         delta = checked(check_delta, target_delta, "target_delta")
-        if self._run is None:
+        if not self._mixed:
             return self._ledger.epsilon(delta)
-        if self._run.non_private:
+        if self._run().non_private:
             return math.inf
         upper = self._event_answer("delta", delta)
         return math.inf if upper is None else float_rounded(upper, "up")
@@ -254,15 +280,29 @@ class CertifiedPldAccountant:
     def get_delta(self, target_epsilon: float) -> float:
         """A proven upper bound on δ at ``target_epsilon``, rounded up to a double (1 for a non-private run)."""
         epsilon = checked(check_epsilon, target_epsilon, "target_epsilon")
-        if self._run is None:
+        if not self._mixed:
             return self._ledger.delta(epsilon)
-        if self._run.non_private:
+        if self._run().non_private:
             return 1.0
         return min(float_rounded(self._event_answer("epsilon", epsilon), "up"), 1.0)
 
     def certificate(self) -> dict[str, Any]:
         """The sealed certificate of the latest ``get_epsilon``/``get_delta`` (``rdp-verify check`` re-verifies it)."""
         return self._ledger.certificate()
+
+
+def _kinds(run: Any) -> frozenset[str]:
+    """What a resolved run holds: ``sgm`` or ``per-epoch`` phases, ``leaves``, ``zcdp``, ``non-private``."""
+    kinds = set()
+    if run.phases:
+        kinds.add("per-epoch" if any(p.sampler in ("shuffle", "balls-in-bins") for p in run.phases) else "sgm")
+    if run.leaves:
+        kinds.add("leaves")
+    if run.zcdp is not None:
+        kinds.add("zcdp")
+    if run.non_private:
+        kinds.add("non-private")
+    return frozenset(kinds)
 
 
 def _register() -> None:
