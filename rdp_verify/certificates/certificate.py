@@ -87,13 +87,39 @@ def _validator(schema: str) -> jsonschema.protocols.Validator:
     return cls(doc)
 
 
-def schema_errors(cert: Any, schema: str = SCHEMA) -> list[str]:
-    """Human-readable schema violations, each prefixed by the JSON path."""
+def _errors(cert: Any, schema: str) -> list[str]:
     out = []
     for err in sorted(_validator(schema).iter_errors(cert), key=lambda e: list(e.absolute_path)):
         path = ".".join(str(p) for p in err.absolute_path) or "(top level)"
         out.append(f"{path}: {err.message}")
     return out
+
+
+@lru_cache(maxsize=512)
+def _errors_of_text(schema: str, text: str) -> tuple[str, ...]:
+    return tuple(_errors(json.loads(text), schema))
+
+
+def _plain_json(obj: Any) -> bool:
+    """Only what JSON text gives back unchanged: str keys, str/int/float/bool/None leaves, lists and dicts."""
+    if isinstance(obj, dict):
+        return all(isinstance(k, str) and _plain_json(v) for k, v in obj.items())
+    if isinstance(obj, list):
+        return all(_plain_json(v) for v in obj)
+    return obj is None or isinstance(obj, (str, int, float, bool))
+
+
+def schema_errors(cert: Any, schema: str = SCHEMA) -> list[str]:
+    """Human-readable schema violations, each prefixed by the JSON path. A value that is plain JSON is validated
+    once per distinct text (a check of a report re-validates its embedded certificates, and forgeries of one field
+    leave the others unchanged); anything else is validated as it is."""
+    if not _plain_json(cert):
+        return _errors(cert, schema)
+    try:
+        text = json.dumps(cert, sort_keys=True, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        return _errors(cert, schema)
+    return list(_errors_of_text(schema, text))
 
 
 def validate(cert: Any, schema: str = SCHEMA) -> None:
