@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import ClassVar
 
-from flint import arb, ctx
+from flint import arb, ctx, fmpq
 
 from ..foundations.results import to_arb
 from .rounding import ABOVE, BELOW, Cut, Mechanism, MonotonePair, check_direction, check_positive, exact_cut
@@ -75,6 +75,28 @@ class LaplacePair(MonotonePair):
         if level < -top or (not strict and level == -top):
             return ABOVE, ABOVE
         return exact_cut(-(self.b * level + self.s) / 2)
+
+    def survival(self, direction: str, level: Fraction, strict: bool) -> arb:
+        return self.survivals(direction, level, range(1, 2), strict)[0]
+
+    def survivals(self, direction: str, h: Fraction, ks: range, strict: bool) -> list[arb]:
+        """P(L > ℓ) (``strict``) or P(L ≥ ℓ) at ℓ = k·h in closed form: 0 above ε₀ (from ε₀ on if strict), 1 below
+        −ε₀ (from −ε₀ down if not strict), 1 − e^{(ℓ − ε₀)/2}/2 between (the atom 1/2 at ε₀, the continuous part and
+        the atom e^{−ε₀}/2 at −ε₀: module docstring). The same in both directions (−L under Q has the law of L under
+        P). The cases are decided in exact integers; one exponential of an exact rational per level."""
+        e0 = self.s / self.b
+        en, ed, hn, hd = e0.numerator, e0.denominator, h.numerator, h.denominator
+        top, den = en * hd, 2 * hd * ed  # ℓ − ε₀ = (k·hn·ed − top)/(hd·ed)
+        out = []
+        for k in ks:
+            kk = k * hn * ed
+            if kk > top or (strict and kk == top):
+                out.append(arb(0))
+            elif kk < -top or (not strict and kk == -top):
+                out.append(arb(1))
+            else:
+                out.append(1 - arb(fmpq(kk - top, den)).exp() / 2)
+        return out
 
 
 @dataclass(frozen=True)

@@ -63,6 +63,7 @@ class MixturePair(MonotonePair):
         self.cache: dict[Fraction, Cut] = {}
         self.last: arb | None = None
         self.balls: tuple | None = None
+        self.recent: tuple | None = None  # (precision, x, loss(x)) of the last exact point evaluated
 
     def _constants(self) -> tuple[arb, list[tuple[arb, arb]]]:
         """(σ, [(c_i, p_i)]) as balls at the current precision (computed once per precision)."""
@@ -79,7 +80,16 @@ class MixturePair(MonotonePair):
         return phi(x / s)
 
     def loss(self, x: arb) -> tuple[arb, arb]:
-        """Balls for L(x) and L′(x)."""
+        """Balls for L(x) and L′(x) (the last exact point's kept: the root search asks for it again)."""
+        recent = self.recent
+        if recent is not None and recent[0] == ctx.prec and recent[1] == x:  # == : both exact and equal
+            return recent[2]
+        out = self._loss(x)
+        if x.is_exact():
+            self.recent = (ctx.prec, x, out)
+        return out
+
+    def _loss(self, x: arb) -> tuple[arb, arb]:
         s, terms = self._constants()
         two_var = 2 * s * s
         weights = [(c, p * (-(c * (2 * x + c)) / two_var).exp()) for c, p in terms]

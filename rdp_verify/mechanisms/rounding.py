@@ -51,7 +51,9 @@ rationals where the inverse loss is rational, an Arb ball or a verified bracket 
 ±∞ where the set is empty or everything); F is non-decreasing, so the probability lies in
 [F(t⁻), F(t⁺)], the union of the two balls. A cell's probability is the difference of two such
 balls, which contains the exact difference: its upper end rounded up is ≥ it (outward) and its lower
-end rounded down is ≤ it (inward).
+end rounded down is ≤ it (inward). A pair whose survival has a closed form may give these balls directly
+(:meth:`MonotonePair.survivals`, e.g. Laplace's 1 − e^{(ℓ − ε₀)/2}/2, one exponential per grid point); all that
+the rounding uses is that each ball contains the exact P(L > ℓ) or P(L ≥ ℓ).
 
 **The two directions.** "remove" is the pair (P, Q) itself, the law of L under P. "add" is the
 swapped pair (Q, P), whose loss is −L under Q: Q(−L > ℓ) = 1 − F_Q(t_ge(−ℓ)) and
@@ -74,7 +76,7 @@ from abc import ABC, abstractmethod
 from fractions import Fraction
 from typing import Callable, ClassVar, Sequence
 
-from flint import arb, ctx
+from flint import arb, ctx, fmpq
 
 from ..curves.compose import PLD
 from ..foundations.inputs import InputError, short_text
@@ -146,6 +148,16 @@ class MonotonePair(ABC):
     def cut(self, level: Fraction, strict: bool) -> Cut:
         """An enclosure of the cut t with {L > level} = {X < t} (``strict``) or {L ≥ level} = {X ≤ t}."""
 
+    def survival(self, direction: str, level: Fraction, strict: bool) -> arb:
+        """A ball containing the direction's P(L > level) (``strict``) or P(L ≥ level): by default from the cut and
+        the CDFs (:func:`survival`); a pair with a closed form may return its own ball (it must contain the same
+        exact value: the rounding of :func:`discretize` depends only on that)."""
+        return survival(self, direction, level, strict)
+
+    def survivals(self, direction: str, h: Fraction, ks: range, strict: bool) -> list[arb]:
+        """:meth:`survival` at the levels k·h for k in ``ks`` (a pair may compute them together, faster)."""
+        return [self.survival(direction, k * h, strict) for k in ks]
+
 
 def _at(cdf: Callable[[arb], arb], x: Point) -> arb:
     return arb(x.cdf) if isinstance(x, _Infinite) else cdf(x)
@@ -177,8 +189,25 @@ class _Survival:
             strict = True
         key = (k, strict)
         if key not in self.cache:
-            self.cache[key] = survival(self.pair, self.direction, k * self.h, strict)
+            self.cache[key] = self.pair.survival(self.direction, k * self.h, strict)
         return self.cache[key]
+
+    def many(self, ks: range, strict: bool) -> list[arb]:
+        """The balls at every k in ``ks`` (those not cached yet computed together by the pair)."""
+        if self.pair.continuous_loss:
+            strict = True
+        missing = [k for k in ks if (k, strict) not in self.cache]
+        if missing:
+            runs = [missing[0]]  # the missing ks as consecutive runs (one batch each)
+            for a, b in zip(missing, missing[1:]):
+                if b != a + 1:
+                    runs += [a, b]
+            runs.append(missing[-1])
+            for lo, hi in zip(runs[::2], runs[1::2]):
+                batch = range(lo, hi + 1)
+                self.cache.update(zip(((k, strict) for k in batch),
+                                      self.pair.survivals(self.direction, self.h, batch, strict)))
+        return [self.cache[k, strict] for k in ks]
 
 
 def _first_true(holds: Callable[[int], bool], start: int = 0) -> int:
@@ -215,8 +244,8 @@ def discretize(pair: MonotonePair, direction: str, h: Fraction, bits: int, tail:
         s = _Survival(pair, direction, h)
         k_lo, k_hi = _range(s, tail)
         scale = arb(2) ** bits
-        above = [s(k, True) for k in range(k_lo, k_hi + 1)]  # P(L > ℓ_k)
-        at_least = [s(k, False) for k in range(k_lo, k_hi + 1)]  # P(L ≥ ℓ_k)
+        above = s.many(range(k_lo, k_hi + 1), True)  # P(L > ℓ_k)
+        at_least = s.many(range(k_lo, k_hi + 1), False)  # P(L ≥ ℓ_k)
         # upper: ℓ_k gets P(ℓ_{k−1} < L ≤ ℓ_k); the bottom point everything ≤ ℓ_{k_lo}; +∞ everything above the top
         up = [1 - above[0]] + [above[i - 1] - above[i] for i in range(1, len(above))]
         upper = PLD.from_masses([upper_int(m, scale) for m in up], k_lo, upper_int(above[-1], scale), bits, h, "up")
@@ -261,37 +290,71 @@ class FinitePair(MonotonePair):
         self.p = [Fraction(p[i]) for i in order]
         self.q = [Fraction(q[i]) for i in order]
         self.ratio = [a / b for a, b in zip(self.p, self.q)]
+        self.prefix = {"p": [sum(self.p[:n], Fraction(0)) for n in range(len(self.p) + 1)],
+                       "q": [sum(self.q[:n], Fraction(0)) for n in range(len(self.q) + 1)]}
+        self.balls: dict[tuple[str, int], list[arb]] = {}  # per (kind, precision): the same balls, computed once
 
-    def _cdf(self, masses: list[Fraction], x: arb) -> arb:
+    def _at_prec(self, kind: str, make: Callable[[], list[arb]]) -> list[arb]:
+        key = (kind, ctx.prec)
+        if key not in self.balls:
+            self.balls[key] = make()
+        return self.balls[key]
+
+    def _cdf(self, kind: str, x: arb) -> arb:
         n = int(x.floor().unique_fmpz())  # x is an exact half-integer or beyond the outcomes
-        return to_arb(sum(masses[: max(0, min(n + 1, len(masses)))], Fraction(0)))
+        sums = self._at_prec(kind, lambda: [to_arb(v) for v in self.prefix[kind]])
+        return sums[max(0, min(n + 1, len(sums) - 1))]
 
     def p_cdf(self, x: arb) -> arb:
-        return self._cdf(self.p, x)
+        return self._cdf("p", x)
 
     def q_cdf(self, x: arb) -> arb:
-        return self._cdf(self.q, x)
+        return self._cdf("q", x)
 
-    def _above(self, r: Fraction, level: Fraction, strict: bool) -> bool | None:
-        """log r > level (``strict``) or ≥ level; None if undecided in Arb."""
+    def _above(self, i: int, level: Fraction, strict: bool, lv: arb | None = None) -> bool | None:
+        """log r_i > level (``strict``) or ≥ level; None if undecided in Arb (``lv``: the level's ball, if known)."""
+        r = self.ratio[i]
         if level == 0:
             return r > 1 if strict else r >= 1
-        diff = to_arb(r).log() - to_arb(level)
+        logs = self._at_prec("log", lambda: [to_arb(v).log() for v in self.ratio])
+        diff = logs[i] - (to_arb(level) if lv is None else lv)
         if diff > 0:
             return True
         if diff < 0:
             return False
         return None
 
-    def cut(self, level: Fraction, strict: bool) -> Cut:
-        sure = possible = -1  # the last outcome surely / possibly in the set (the set is a prefix)
-        for i, r in enumerate(self.ratio):
-            verdict = self._above(r, level, strict)
+    def _last(self, level: Fraction, strict: bool, lv: arb | None = None) -> tuple[int, int]:
+        """(sure, possible): the last outcome surely / possibly in the set (the set is a prefix; −1: none)."""
+        sure = possible = -1
+        lv = to_arb(level) if lv is None else lv
+        for i in range(len(self.ratio)):
+            verdict = self._above(i, level, strict, lv)
             if verdict is None:
                 possible = i
             elif verdict:
                 sure = possible = i
+        return sure, possible
+
+    def cut(self, level: Fraction, strict: bool) -> Cut:
+        sure, possible = self._last(level, strict)
         return to_arb(Fraction(2 * sure + 1, 2)), to_arb(Fraction(2 * possible + 1, 2))  # exact half-integers
+
+    def survivals(self, direction: str, h: Fraction, ks: range, strict: bool) -> list[arb]:
+        """The generic balls (:func:`survival`: the same cut, the same CDF balls and their union), each distinct cut's
+        computed once: the survival is a step function of the level with at most one step per outcome."""
+        kind, sign, strict = ("p", 1, strict) if direction == "remove" else ("q", -1, not strict)
+        sums = self._at_prec(kind, lambda: [to_arb(v) for v in self.prefix[kind]])
+        memo: dict[tuple[int, int], arb] = {}
+        out = []
+        for k in ks:
+            level = sign * k * h
+            key = self._last(level, strict, arb(fmpq(level.numerator, level.denominator)))  # = to_arb(level)
+            if key not in memo:
+                ball = sums[key[0] + 1].union(sums[key[1] + 1])  # F at the cut's two ends (_over)
+                memo[key] = ball if direction == "remove" else 1 - ball
+            out.append(memo[key])
+        return out
 
 
 class PoissonSampled(MonotonePair):
