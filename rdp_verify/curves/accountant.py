@@ -134,6 +134,9 @@ class Curves:
     def pld(self, direction: str, bound: str) -> PLD:
         """The composed PLD of the run for a direction and a bound (exact integers; cached)."""
         key = (direction, bound)
+        other = ("add" if direction == "remove" else "remove", bound)
+        if key not in self.plds and other in self.plds and self._symmetric():
+            self.plds[key] = self.plds[other]  # both directions have the same factors: the same composition
         if key not in self.plds:
             start = time.perf_counter()
             by_pair = {(s.pair, s.q, s.sigma): s for s in self.steps}
@@ -142,6 +145,11 @@ class Curves:
             self.plds[key] = compose(parts, self.budget)
             self.seconds += time.perf_counter() - start
         return self.plds[key]
+
+    def _symmetric(self) -> bool:
+        """Every factor has one PLD for both directions (leaves only, each symmetric: the same objects)."""
+        return not self.phases and all(p[("add", b)] is p[("remove", b)] for p in self.leaf_plds
+                                       for b in ("upper", "lower"))
 
     def longest(self) -> int:
         """The longest composed PLD so far (grid points)."""
