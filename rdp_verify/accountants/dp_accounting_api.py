@@ -47,9 +47,9 @@ from fractions import Fraction
 from typing import Any
 
 from ..curves.accountant import DEFAULT_TOLERANCE
+from ..foundations.decimals import float_rounded
 from ..foundations.inputs import InputError, check_delta, check_epsilon, check_q, check_run_sigma, check_tolerance
 from ..foundations.run import Phase
-from ..foundations.decimals import float_rounded
 from .ledger import Ledger, checked, exact_number
 
 __all__ = ["CertifiedPldAccountant", "UnsupportedEventError"]

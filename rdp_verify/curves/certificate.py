@@ -418,12 +418,13 @@ def _refuse(what: str) -> Refused:
     return Refused(f"settings: {what}: beyond the largest work the commands do (docs/certificates.md)")
 
 
-def check_limits(phases: Sequence[Phase], s: dict[str, Any], tolerance: Fraction) -> Settings:
+def check_limits(phases: Sequence[Phase], s: dict[str, Any], tolerance: Fraction, steps: int | None = None) -> Settings:
     """A discrete-pairs ``settings`` record as :class:`Settings` capped at :data:`LIMITS`, or :class:`Refused`
     (before any discretisation or composition) when it asks for more work than the commands ever do: fixed-point
     bits, truncation allowance and tail outside what the commands choose for the run's steps and
     ``tolerance``, or a grid step whose grid (:func:`grid_range`, mpmath, milliseconds) or selected points
-    (:func:`grid_points`, stopped at the limit) exceed :data:`LIMITS`."""
+    (:func:`grid_points`, stopped at the limit) exceed :data:`LIMITS`. ``steps``: the composed factors of the whole
+    run when it has more than the phases (other mechanisms' uses), which the tail is shared over."""
     bits, h = s["fixed_point_bits"], parse_rational(s["grid_step"], "grid_step")
     truncation = parse_rational(s["truncation_allowance"], "truncation_allowance")
     tail = parse_rational(s["single_step_tail"], "single_step_tail")
@@ -434,7 +435,7 @@ def check_limits(phases: Sequence[Phase], s: dict[str, Any], tolerance: Fraction
     if not low <= truncation <= high:
         raise _refuse(f"truncation_allowance={s['truncation_allowance']} outside [{decimal_text(low, 2)}, "
                       f"{decimal_text(high, 2)}] (tolerance {fraction_text(tolerance)})")
-    steps = sum(p.steps for p in phases)
+    steps = sum(p.steps for p in phases) if steps is None else steps
     if not truncation / (100 * steps) <= tail <= truncation / (10 * steps):  # default_settings: allowance/(10·T), one digit
         raise _refuse(f"single_step_tail={s['single_step_tail']} is not about truncation_allowance/(10·steps)")
     if h <= 0:

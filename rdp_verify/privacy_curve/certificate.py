@@ -32,21 +32,19 @@ from ..curves.accountant import DEFAULT_TOLERANCE, DIRECTIONS, Bracket, Settings
 from ..curves.certificate import (
     DIGITS,
     INFORMATIVE,
-    LIMITS,
     _bracket_json,
     _check_point,
     _derived,
     _judged,
-    _truncation_range,
     check_limits,
     interval_text,
     settings_json,
     verdict_of,
 )
+from ..events.flatten import components
 from ..events.model import DpEvent, NeighboringRelation
 from ..events.read import from_named_tuple_json, render, to_json
 from ..foundations.decimals import decimal_text
-from ..events.flatten import components
 from ..foundations.inputs import InputError, Refused, check_alpha, check_tolerance, fraction_text, parse_rational
 from ..mechanisms.rounding import MAX_POINTS
 from .table import Run, resolve
@@ -237,35 +235,16 @@ POLICY = FieldPolicy(
 )
 
 
-def _refuse(what: str) -> Refused:
-    return Refused(f"settings: {what}: beyond the largest work the commands do (docs/certificates.md)")
-
-
 def _settings(run: Run, s: dict[str, Any], tolerance: Fraction) -> Settings:
-    """The recorded grid settings, refused before any work when beyond what the commands choose."""
-    bits, h = s["fixed_point_bits"], parse_rational(s["grid_step"], "grid_step")
-    truncation = parse_rational(s["truncation_allowance"], "truncation_allowance")
-    tail = parse_rational(s["single_step_tail"], "single_step_tail")
-    low, high = LIMITS["fixed_point_bits"]
-    if isinstance(bits, bool) or not isinstance(bits, int) or not low <= bits <= high:
-        raise _refuse(f"fixed_point_bits={bits!r} outside [{low}, {high}]")
-    low, high = _truncation_range(tolerance)
-    if not low <= truncation <= high:
-        raise _refuse(f"truncation_allowance={s['truncation_allowance']} outside the commands' range")
-    steps = total_steps(run.phases, run.leaves)
-    if not truncation / (100 * steps) <= tail <= truncation / (10 * steps):
-        raise _refuse(f"single_step_tail={s['single_step_tail']} is not about truncation_allowance/(10·steps)")
-    if h <= 0:
-        raise InputError(f"settings: grid_step={s['grid_step']} must be positive")
+    """The recorded grid settings, refused before any work when beyond what the commands choose (the SGM steps'
+    limits of :func:`rdp_verify.curves.certificate.check_limits`, the tail shared over every use, and each
+    mechanism's grid at most :data:`~rdp_verify.mechanisms.rounding.MAX_POINTS`)."""
+    settings = check_limits(run.phases, s, tolerance, steps=total_steps(run.phases, run.leaves))
     for leaf, _ in run.leaves:  # a leaf's grid spans at least its loss scale in each direction
-        if leaf.loss_scale() / h > MAX_POINTS:
-            raise _refuse(f"grid_step={s['grid_step']} makes a grid beyond {MAX_POINTS} points for "
-                          f"{type(leaf).__name__}")
-    if run.phases:  # the SGM steps' grids within the limits (their tail scaled to the phases' share of the steps:
-        # the same allowance check as for a run of them alone; their grids then span a little more than here)
-        scaled = fraction_text(tail * steps / total_steps(run.phases))
-        check_limits(run.phases, {**s, "single_step_tail": scaled}, tolerance)
-    return Settings(h, bits, truncation, tail, max_length=LIMITS["composed_length"])
+        if leaf.loss_scale() / settings.grid_step > MAX_POINTS:
+            raise Refused(f"settings: grid_step={s['grid_step']} makes a grid beyond {MAX_POINTS} points for "
+                          f"{type(leaf).__name__}: beyond the largest work the commands do (docs/certificates.md)")
+    return settings
 
 
 def recompute(cert: dict[str, Any]) -> dict[str, Any]:
