@@ -6,8 +6,8 @@ from fractions import Fraction
 
 import mpmath
 import pytest
-
 from mutations import edited
+
 from rdp_verify.events.model import ComposedDpEvent, LaplaceDpEvent, SelfComposedDpEvent, UnsupportedEvent, ZCDpEvent
 from rdp_verify.privacy_curve.certificate import certify_event, check_event_certificate
 from rdp_verify.privacy_curve.table import resolve
