@@ -24,12 +24,21 @@ A peer that also reports a lower value (PRV's ``eps_lower``) is checked too: ``l
 lower value above our proven upper bound, i.e. the peer's own error interval misses the truth.
 The CLI (``rdp-verify compare --dp``) prints a table, and writes the points as JSON (``--json``) and
 a plot (``--plot``).
+
+**Event trees.** :func:`compare_events` classifies the event peers
+(:data:`~rdp_verify.reference.dp_peers.EVENT_PEERS`: dp_accounting's PLD and RDP accountants) the same way on the
+golden event vectors (:func:`default_event_targets`, :mod:`rdp_verify.reference.golden_events`): each row's tree,
+composed once under its neighbouring relation, against its proven bracket. A tree the peer refuses is
+``unsupported`` (:data:`EVENT_CLASSES`), counted apart from the four classes: the peer makes no claim there.
+:func:`event_table` prints the counts and where each class other than ``exact`` occurs, by case and δ, without the
+peers' digits (which move with the NumPy and SciPy builds).
 """
 
 from __future__ import annotations
 
 import math
 import os
+import textwrap
 from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
@@ -38,19 +47,24 @@ from itertools import product
 from typing import Any, Sequence
 
 from ..curves.accountant import bracket
+from ..events.model import DpEvent, NeighboringRelation
+from ..events.read import render, to_json
 from ..foundations.decimals import decimal_text
 from ..foundations.figures import new_figure, save_figure
 from ..foundations.inputs import InputError, fraction_text
 from ..foundations.parallel import Pool, progress_map
 from ..foundations.run import Phase
-from . import golden_dp
-from .dp_peers import DP_PEERS, PeerEpsilon, load_dp
+from . import golden_dp, golden_events
+from .dp_peers import DP_PEERS, EVENT_PEERS, PeerEpsilon, PeerRefused, load_dp, load_event_peer
 
 __all__ = ["CLASSES", "DpPoint", "Target", "classify", "default_targets", "grid_targets", "applies", "compare_dp",
-           "summary", "plot", "DATA"]
+           "summary", "plot", "DATA", "EVENT_CLASSES", "EVENT_DATA", "EventTarget", "default_event_targets",
+           "compare_events", "event_table", "at_an_end", "NOISE"]
 
 CLASSES = ("exact", "conservative", "unsafe", "failed")
+EVENT_CLASSES = (*CLASSES, "unsupported")  # unsupported: the peer refuses the tree (no claim made)
 DATA = f"data/golden-dp-v{golden_dp.FORMAT_VERSION}.csv"  # a symlink to certificates/golden-dp-v4.csv
+EVENT_DATA = f"data/golden-events-v{golden_events.FORMAT_VERSION}.csv"  # a symlink to certificates/golden-events-v1.csv
 _DIGITS = 12
 
 
@@ -69,13 +83,41 @@ class Target:
         return (f"q={fraction_text(p.q)} sigma={fraction_text(p.sigma)} steps={p.steps}{kind} "
                 f"delta={decimal_text(self.delta, 3)}")
 
+    def inputs_json(self) -> dict[str, Any]:
+        return self.phase.to_json()
+
+    def label(self) -> str:
+        p = self.phase
+        return f"{float(p.q):g}/{float(p.sigma):g}/{p.steps}/{float(self.delta):.0e}"
+
+
+@dataclass(frozen=True)
+class EventTarget:
+    """An event tree under a neighbouring relation, at one δ, with its proven ε bracket (a golden event row)."""
+
+    case: str
+    event: DpEvent
+    relation: NeighboringRelation
+    delta: Fraction
+    lower: Fraction
+    upper: Fraction
+
+    def describe(self) -> str:
+        return f"{self.case}: {render(self.event)}; {self.relation.name} delta={decimal_text(self.delta, 3)}"
+
+    def inputs_json(self) -> dict[str, Any]:
+        return {"case": self.case, "event": to_json(self.event), "neighboring_relation": self.relation.name}
+
+    def label(self) -> str:
+        return f"{self.case}/{float(self.delta):.0e}"
+
 
 @dataclass(frozen=True)
 class DpPoint:
     """One peer at one target: its ε (or error), the class."""
 
     peer: str
-    target: Target
+    target: Target | EventTarget
     value: float | None  # None when the peer raised
     error: str | None  # the exception, as "Type: message"
     stated_error: float | None
@@ -108,7 +150,7 @@ class DpPoint:
     def to_json(self) -> dict[str, Any]:
         t = self.target
         return {
-            "peer": self.peer, **t.phase.to_json(), "delta": fraction_text(t.delta),
+            "peer": self.peer, **t.inputs_json(), "delta": fraction_text(t.delta),
             "peer_value": None if self.value is None else repr(self.value),
             "peer_error": self.error, "peer_stated_error": self.stated_error,
             "peer_lower": None if self.peer_lower is None else repr(self.peer_lower),
@@ -198,26 +240,27 @@ def compare_dp(names: Sequence[str], targets: Sequence[Target], jobs: int | Pool
     return [p for group in progress_map(_compare_target, items, jobs, "comparing") for p in group]
 
 
-def summary(points: Sequence[DpPoint], grid: str, worst: int = 3) -> str:
-    """Counts per peer and class, then every defect found: failures, unsafe values, the worst over-reports."""
+def summary(points: Sequence[DpPoint], grid: str, worst: int = 3, classes: Sequence[str] = CLASSES) -> str:
+    """Counts per peer and class, then every defect found: failures, unsafe values, the worst over-reports
+    (``classes``: the columns, :data:`EVENT_CLASSES` for event trees)."""
     peers = list(dict.fromkeys(p.peer for p in points))
     counts = Counter((p.peer, p.classification) for p in points)
     width = max(len(n) for n in peers + ["peer"])
     lines = [f"grid: {grid}",
              "exact: inside the proven bracket, or above it by at most the peer's stated error", "",
-             f"{'peer':<{width}}  " + "  ".join(f"{c:>12}" for c in CLASSES) + "  worst over-report"]
+             f"{'peer':<{width}}  " + "  ".join(f"{c:>12}" for c in classes) + "  worst over-report"]
     for n in peers:
         rel = [p.relative_error for p in points if p.peer == n and p.relative_error is not None]
-        lines.append(f"{n:<{width}}  " + "  ".join(f"{counts[n, c]:>12}" for c in CLASSES)
+        lines.append(f"{n:<{width}}  " + "  ".join(f"{counts[n, c]:>12}" for c in classes)
                      + (f"  {max(rel):+.3g}" if rel else "  -"))
     for name in peers:
         mine = [p for p in points if p.peer == name]
-        for cls in ("unsafe", "failed", "conservative"):
+        for cls in ("unsafe", "failed", "conservative", "unsupported"):
             found = [p for p in mine if p.classification == cls]
             if not found:
                 continue
             lines += ["", f"{name}: {cls} at {len(found)} of {len(mine)} points"]
-            if cls == "failed":
+            if cls in ("failed", "unsupported"):
                 reasons = Counter(p.error.split(". ")[0][:100] if p.error else repr(p.value) for p in found)
                 lines += [f"  {k} ({v}x)" for k, v in reasons.most_common()]
                 deltas = sorted({p.target.delta for p in found}, reverse=True)
@@ -230,6 +273,88 @@ def summary(points: Sequence[DpPoint], grid: str, worst: int = 3) -> str:
             lines += ["", f"{name}: its lower value lies above the proven upper end at {len(wrong)} "
                       f"point{'s' * (len(wrong) > 1)}"]
             lines += [f"  {p.describe()}" for p in wrong[:worst]]
+    return "\n".join(lines) + "\n"
+
+
+# -- event trees --------------------------------------------------------------------------------------
+
+
+def default_event_targets() -> list[EventTarget]:
+    """The golden event rows (:mod:`rdp_verify.reference.golden_events`), with their proven brackets."""
+    text = files(__package__).joinpath(EVENT_DATA).read_text(encoding="utf-8")
+    return [EventTarget(r.case, r.event, r.relation, r.delta, r.lower, r.upper)
+            for r in golden_events.parse_rows(text)]
+
+
+def _compare_event(args: tuple[EventTarget, tuple[str, ...]]) -> list[DpPoint]:
+    target, names = args
+    out = []
+    for name in names:
+        try:
+            got, error, cls = load_event_peer(name)(target.event, target.relation, float(target.delta)), None, None
+        except PeerRefused as exc:
+            got, error, cls = None, f"PeerRefused: {exc}", "unsupported"
+        except Exception as exc:  # any failure of the peer is a finding, not a crash
+            got, error = None, f"{type(exc).__name__}: {exc}"
+        value = None if got is None else got.epsilon
+        out.append(DpPoint(name, target, value, error, None, None,
+                           cls or classify(value, target.lower, target.upper)))
+    return out
+
+
+def compare_events(names: Sequence[str], targets: Sequence[EventTarget], jobs: int | Pool = 1) -> list[DpPoint]:
+    """Every event peer in ``names`` (:data:`~rdp_verify.reference.dp_peers.EVENT_PEERS`) at every event target,
+    classified as :func:`classify` does, or ``unsupported`` where the peer refuses the tree."""
+    unknown = [n for n in names if n not in EVENT_PEERS]
+    if unknown:
+        raise ValueError(f"unknown event peer {unknown[0]!r}")
+    items = [(t, tuple(names)) for t in targets]
+    return [p for group in progress_map(_compare_event, items, jobs, "comparing") for p in group]
+
+
+NOISE = Fraction(1, 10**7)  # event_table: a value this close (relative) to an end of the bracket is "at an end"
+TABLE_CLASSES = ("exact", "at an end", "conservative", "unsafe", "failed", "unsupported")
+
+
+def at_an_end(point: DpPoint, noise: Fraction = NOISE) -> bool:
+    """The peer's finite value lies within ``noise`` (relative) of an end of the proven bracket: which side of
+    that end it falls on is decided by its float rounding, which moves with the NumPy and SciPy builds."""
+    if point.value is None or not math.isfinite(point.value):
+        return False
+    x, t = Fraction(point.value), point.target
+    return any(abs(x - end) <= noise * abs(end) for end in (t.lower, t.upper))
+
+
+def _table_class(point: DpPoint, noise: Fraction) -> str:
+    return "at an end" if at_an_end(point, noise) else point.classification
+
+
+def event_table(points: Sequence[DpPoint], noise: Fraction = NOISE) -> str:
+    """Counts per peer and class, then, per peer, the cases where each class other than ``exact`` occurs, with
+    their δ when not all of them. A value within ``noise`` (relative) of an end of the bracket is counted
+    ``at an end`` (:func:`at_an_end`) whatever its strict class, so that the table prints no digit of a peer's
+    value and does not change with the NumPy and SciPy builds."""
+    peers = list(dict.fromkeys(p.peer for p in points))
+    counts = Counter((p.peer, _table_class(p, noise)) for p in points)
+    width = max(len(n) for n in peers + ["peer"])
+    lines = [f"{'peer':<{width}}" + "".join(f"{c:>13}" for c in TABLE_CLASSES)]
+    lines += [f"{n:<{width}}" + "".join(f"{counts[n, c]:>13}" for c in TABLE_CLASSES) for n in peers]
+    every: dict[str, set[Fraction]] = {}
+    for p in points:
+        every.setdefault(p.target.case, set()).add(p.target.delta)
+    for name in peers:
+        for cls in TABLE_CLASSES[1:]:
+            cases: dict[str, list[Fraction]] = {}
+            for p in points:
+                if p.peer == name and _table_class(p, noise) == cls:
+                    cases.setdefault(p.target.case, []).append(p.target.delta)
+            if cases:
+                text = f"{name} {cls}: " + "; ".join(
+                    case + ("" if set(ds) == every[case] else
+                            f" (delta {', '.join(decimal_text(d, 3) for d in ds)})")
+                    for case, ds in cases.items())
+                lines += textwrap.wrap(text, 110, subsequent_indent="  ", break_on_hyphens=False,
+                                       break_long_words=False)
     return "\n".join(lines) + "\n"
 
 
@@ -264,8 +389,7 @@ def plot(points: Sequence[DpPoint], path: str | os.PathLike) -> None:
         ax.legend(fontsize=7, loc="lower left", ncol=4)
         ax.grid(True, which="major", lw=0.3)
     axes[-1, 0].set_xticks(range(len(targets)))
-    axes[-1, 0].set_xticklabels([f"{float(t.phase.q):g}/{float(t.phase.sigma):g}/{t.phase.steps}/{float(t.delta):.0e}"
-                                 for t in targets], rotation=90, fontsize=6)
-    axes[-1, 0].set_xlabel("run: q / sigma / steps / delta")
+    axes[-1, 0].set_xticklabels([t.label() for t in targets], rotation=90, fontsize=6)
+    axes[-1, 0].set_xlabel("run: q / sigma / steps / delta" if isinstance(targets[0], Target) else "case / delta")
     fig.tight_layout()
     save_figure(fig, path)

@@ -74,6 +74,23 @@ What each adapter calls (read from the installed source):
     conversion minimised over a continuous α by Brent's method). RDP-based, hence an upper bound;
     ``error`` None.
 
+**Event peers** (:data:`EVENT_PEERS`, :func:`load_event_peer`): dp_accounting's accountants on a whole event tree
+of :mod:`rdp_verify.events` (the golden event vectors, :mod:`rdp_verify.reference.golden_events`). The tree is
+rebuilt as dp_accounting's own ``DpEvent`` (same class and field names; exact numbers rounded to the nearest
+double, :func:`to_dp_accounting`), composed once into a fresh accountant under the row's neighbouring relation,
+and asked ``get_epsilon(δ)``. An event the accountant refuses (``UnsupportedEventError``: e.g. the PLD accountant
+has no tree aggregation, the RDP accountant no discrete Laplace, mixture or sampled Laplace) raises
+:class:`PeerRefused`: the peer does not claim to account it, which is not a failure.
+
+``dp_accounting_pld`` (events)
+    ``dp_accounting.pld.PLDAccountant(relation)``: its defaults, ``value_discretization_interval=1e-4`` and every
+    mechanism's ``pessimistic_estimate=True``.
+``dp_accounting_pld_fine`` (events)
+    ``dp_accounting.pld.PLDAccountant(relation, value_discretization_interval=1e-5)``: the same, on a grid ten
+    times finer.
+``dp_accounting_rdp`` (events)
+    ``dp_accounting.rdp.RdpAccountant(neighboring_relation=relation)`` with its default orders.
+
 :func:`opacus_get_noise_multiplier` executes Opacus's own ``opacus/accountants/utils.py``
 ``get_noise_multiplier`` (its doubling and bisection loop, unchanged) with ``create_accountant`` from
 Opacus's ``accountants/registry.py``, loaded in the same private tree.
@@ -103,15 +120,17 @@ import sys
 import types
 import warnings
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from ..foundations.inputs import InputError
 from .peers import INSTALL, PeerUnavailable, _import, opacus_rdp_path
 
-__all__ = ["DP_PEERS", "DpPeer", "PeerEpsilon", "PeerUnavailable", "load_dp", "opacus_get_noise_multiplier"]
+__all__ = ["DP_PEERS", "DpPeer", "PeerEpsilon", "PeerUnavailable", "load_dp", "opacus_get_noise_multiplier",
+           "EVENT_PEERS", "EventPeer", "PeerRefused", "load_event_peer", "to_dp_accounting"]
 
 Run = Sequence[tuple]  # (q, sigma, steps), or (q, sigma, steps, batch_size, dataset_size) for fixed-size batches
 
@@ -472,3 +491,107 @@ def opacus_get_noise_multiplier(*, target_epsilon: float, target_delta: float, s
         return float(utils.get_noise_multiplier(target_epsilon=target_epsilon, target_delta=target_delta,
                                                 sample_rate=sample_rate, steps=steps, accountant=accountant,
                                                 **kwargs))
+
+
+# ---------------------------------------------------------------- event trees (dp_accounting's accountants)
+
+
+class PeerRefused(Exception):
+    """The peer does not account this event under this relation (dp_accounting's ``UnsupportedEventError``, or a
+    class dp_accounting does not have): not a failure of the peer."""
+
+
+@dataclass(frozen=True)
+class EventPeer:
+    name: str
+    library: str
+    calls: str
+
+    @property
+    def install(self) -> str:
+        return INSTALL[self.library]
+
+
+EVENT_PEERS: dict[str, EventPeer] = {
+    p.name: p
+    for p in (
+        EventPeer("dp_accounting_pld", "dp_accounting",
+                  "dp_accounting.pld.PLDAccountant(relation).compose(event).get_epsilon(delta)"),
+        EventPeer("dp_accounting_pld_fine", "dp_accounting",
+                  "dp_accounting.pld.PLDAccountant(relation, value_discretization_interval=1e-5).compose(event)"
+                  ".get_epsilon(delta)"),
+        EventPeer("dp_accounting_rdp", "dp_accounting",
+                  "dp_accounting.rdp.RdpAccountant(neighboring_relation=relation).compose(event).get_epsilon(delta)"),
+    )
+}
+
+EventEpsilon = Callable[[Any, Any, float], PeerEpsilon]
+
+
+def to_dp_accounting(event: Any, dp: Any = None) -> Any:
+    """dp_accounting's own ``DpEvent`` for an event of :mod:`rdp_verify.events`: the class of the same name in
+    ``dp_accounting.dp_event``, fields by name, exact numbers as the nearest double, lists as lists. An rdp_verify
+    extension (no such class in dp_accounting) raises :class:`PeerRefused`."""
+    from ..events.model import Kind
+
+    dp = dp if dp is not None else _import("dp_accounting", "dp_accounting")
+    cls = getattr(dp.dp_event, event.name, None)
+    if cls is None:
+        raise PeerRefused(f"dp_accounting has no {event.name}")
+
+    def value(v: Any, kind: Any) -> Any:
+        if kind is Kind.EVENT:
+            return to_dp_accounting(v, dp)
+        if kind is Kind.EVENTS:
+            return [to_dp_accounting(e, dp) for e in v]
+        if isinstance(v, tuple):
+            return [value(x, None) for x in v]
+        return float(v) if isinstance(v, Fraction) else v
+
+    return cls(**{f.name: value(getattr(event, f.name), f.metadata["kind"]) for f in fields(event)})
+
+
+def _event_accountant(kind: str) -> EventEpsilon:
+    dp = _import("dp_accounting", "dp_accounting")
+    make = {"pld": lambda rel: dp.pld.PLDAccountant(rel),
+            "pld_fine": lambda rel: dp.pld.PLDAccountant(rel, value_discretization_interval=1e-5),
+            "rdp": lambda rel: dp.rdp.RdpAccountant(neighboring_relation=rel)}[kind]
+
+    @lru_cache(maxsize=4)  # the rows of one tree at several deltas: composed once
+    def composed(event: Any, relation: Any) -> Any:
+        accountant = make(getattr(dp.NeighboringRelation, relation.name))
+        try:
+            accountant.compose(to_dp_accounting(event, dp))
+        except dp.UnsupportedEventError as exc:
+            raise PeerRefused(str(exc).split(" Error: ")[-1][:200]) from None
+        return accountant
+
+    def epsilon(event: Any, relation: Any, delta: float) -> PeerEpsilon:
+        return PeerEpsilon(float(composed(event, relation).get_epsilon(delta)), None)
+
+    return epsilon
+
+
+_EVENT_LOADERS: dict[str, Callable[[], EventEpsilon]] = {
+    "dp_accounting_pld": lambda: _event_accountant("pld"),
+    "dp_accounting_pld_fine": lambda: _event_accountant("pld_fine"),
+    "dp_accounting_rdp": lambda: _event_accountant("rdp"),
+}
+
+
+@lru_cache(maxsize=None)
+def load_event_peer(name: str) -> EventEpsilon:
+    """The peer's ``epsilon(event, relation, delta) -> PeerEpsilon`` for an event tree of :mod:`rdp_verify.events`
+    under a :class:`~rdp_verify.events.model.NeighboringRelation`; :class:`PeerRefused` when it does not account
+    the event, :class:`PeerUnavailable` when dp_accounting is missing, InputError for an unknown name."""
+    if name not in _EVENT_LOADERS:
+        raise InputError(f"unknown event peer {name!r}: choose from {', '.join(EVENT_PEERS)}")
+    with _quiet():
+        fn = _EVENT_LOADERS[name]()
+
+    def epsilon(event: Any, relation: Any, delta: float) -> PeerEpsilon:
+        with _quiet():
+            return fn(event, relation, float(delta))
+
+    epsilon.__name__ = epsilon.__qualname__ = name
+    return epsilon

@@ -107,3 +107,75 @@ def test_finds_the_float_accountants_giving_up_at_1e_20():
     points = dp_compare.compare_dp(["dp_accounting_pld", "prv_accountant"], _golden("1", 10, "1e-20"))
     assert [p.classification for p in points] == ["failed", "failed"]
     assert points[0].value == math.inf and "Floating point errors will dominate" in points[1].error
+
+
+# -- event trees --------------------------------------------------------------------------------------------
+
+def _event_target(lower=3, upper=4):
+    from rdp_verify.events.model import LaplaceDpEvent, NeighboringRelation
+    return dp_compare.EventTarget("lap", LaplaceDpEvent(1), NeighboringRelation.ADD_OR_REMOVE_ONE,
+                                  Fraction(1, 10**5), Fraction(lower), Fraction(upper))
+
+
+def test_event_classes_and_the_table_without_digits(monkeypatch):
+    fakes = {"dp_accounting_pld": lambda e, r, d: dp_peers.PeerEpsilon(3.5, None),
+             "dp_accounting_pld_fine": lambda e, r, d: dp_peers.PeerEpsilon(4 + 1e-9, None),
+             "dp_accounting_rdp": lambda e, r, d: (_ for _ in ()).throw(dp_peers.PeerRefused("no"))}
+    monkeypatch.setattr(dp_compare, "load_event_peer", lambda name: fakes[name])
+    low = _event_target(3.6, 4)
+    points = dp_compare.compare_events(list(fakes), [_event_target(), low])
+    assert [p.classification for p in points] == ["exact", "conservative", "unsupported",
+                                                  "unsafe", "conservative", "unsupported"]
+    assert [dp_compare.at_an_end(p) for p in points] == [False, True, False, False, True, False]
+    table = dp_compare.event_table(points)
+    assert "dp_accounting_pld unsafe: lap (delta 0.00001)" not in table  # all of the case's deltas: no list
+    assert "dp_accounting_pld unsafe: lap" in table and "dp_accounting_pld_fine at an end: lap" in table
+    assert "3.5" not in table and "4.000" not in table
+    assert points[0].to_json()["neighboring_relation"] == "ADD_OR_REMOVE_ONE"
+    assert "unsupported" in dp_compare.summary(points, "events", classes=dp_compare.EVENT_CLASSES)
+    with pytest.raises(ValueError, match="unknown event peer"):
+        dp_compare.compare_events(["autodp"], [low])
+
+
+CHEAP = ("laplace_eps_1", "laplace_repetition", "laplace_basic", "sampled_laplace", "discrete_laplace_basic",
+         "rr_10_buckets_replace_one", "rr_3_uses_replace_one", "sampled_gaussian_and_rr_replace_one", "tree_eps_20",
+         "tree_eps_2", "trees_restart", "tree_single_epoch_multi")
+
+
+def test_dp_accounting_on_the_golden_event_rows():
+    """The default run: the rows dp_accounting answers in well under a second, one of each family (every row but
+    the two its PLD is slow on in docs/library-authors.md; all of them, and the finer PLD grid, with -m slow). Its
+    PLD is unsafe on three randomized responses only (it counts one); its RDP accountant is never unsafe. The
+    strict class of a value near an end of a bracket is the float's rounding: only what is robust is asserted."""
+    _peer("dp_accounting_pld")
+    targets = [t for t in dp_compare.default_event_targets() if t.case in CHEAP]
+    points = dp_compare.compare_events(["dp_accounting_pld", "dp_accounting_rdp"], targets)
+    unsafe = {(p.peer, p.target.case) for p in points if p.classification == "unsafe"}
+    assert unsafe == {("dp_accounting_pld", "rr_3_uses_replace_one")}
+    assert not [p for p in points if p.classification == "failed"]
+    refused = {(p.peer, p.target.case) for p in points if p.classification == "unsupported"}
+    assert {c for peer, c in refused if peer == "dp_accounting_pld"} == {
+        "tree_eps_20", "tree_eps_2", "trees_restart", "tree_single_epoch_multi"}
+    assert {c for peer, c in refused if peer == "dp_accounting_rdp"} == {
+        "sampled_laplace", "discrete_laplace_basic", "sampled_gaussian_and_rr_replace_one"}
+    trees = [p for p in points if p.peer == "dp_accounting_rdp" and p.target.case.startswith("tree")]
+    assert len(trees) == 12 and all(p.classification == "conservative" for p in trees)
+
+
+@pytest.mark.slow
+def test_dp_accounting_on_every_golden_event_row():
+    """docs/library-authors.md: every row (the PLD of the mixture, 25 s a tree); the finer PLD grid (ten times the
+    cost) on all but the mixture and Laplace at epsilon 100, where it makes the one conservative row exact."""
+    _peer("dp_accounting_pld")
+    targets = dp_compare.default_event_targets()
+    points = dp_compare.compare_events(["dp_accounting_pld", "dp_accounting_rdp"], targets)
+    points += dp_compare.compare_events(["dp_accounting_pld_fine"], [
+        t for t in targets if t.case not in ("mixture_of_gaussians", "laplace_eps_100")])
+    unsafe = {(p.peer, p.target.case) for p in points if p.classification == "unsafe" and not dp_compare.at_an_end(p)}
+    assert unsafe == {("dp_accounting_pld", "rr_3_uses_replace_one"), ("dp_accounting_pld_fine", "rr_3_uses_replace_one")}
+    assert not [p for p in points if p.classification == "failed"]
+    mixture = [p for p in points if p.target.case == "mixture_of_gaussians"]
+    assert [p.classification for p in mixture if p.peer == "dp_accounting_pld"] == ["exact"] * 3
+    assert [p.classification for p in mixture if p.peer == "dp_accounting_rdp"] == ["unsupported"] * 3
+    assert [p.classification for p in points if p.peer == "dp_accounting_pld_fine" and not dp_compare.at_an_end(p)
+            and p.classification == "conservative"] == []

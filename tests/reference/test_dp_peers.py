@@ -90,3 +90,58 @@ def test_opacus_get_noise_multiplier_meets_its_target_under_its_own_accountant()
                                                  steps=1000, accountant="rdp")
     eps = peer("opacus_rdp")([(0.01, sigma, 1000)], 1e-5).epsilon
     assert 2.0 - 0.01 <= eps <= 2.0  # Opacus's loop stops within epsilon_tolerance = 0.01 below the target
+
+
+# -- event peers: dp_accounting's accountants on event trees ------------------------------------------------
+
+def event_peer(name):
+    try:
+        return dp_peers.load_event_peer(name)
+    except dp_peers.PeerUnavailable as exc:
+        pytest.skip(str(exc))
+
+
+def test_every_golden_tree_becomes_dp_accountings_own_event_and_back():
+    dp = pytest.importorskip("dp_accounting")
+    from rdp_verify.events.read import from_dp_accounting
+    from rdp_verify.reference import golden_events
+    for case in golden_events.CASES:
+        theirs = dp_peers.to_dp_accounting(case.event)
+        assert type(theirs).__module__ == dp.dp_event.__name__
+        assert from_dp_accounting(theirs) == case.event  # shortest decimals of the doubles: the same exact numbers
+
+
+def test_an_rdp_verify_extension_is_refused_by_name():
+    pytest.importorskip("dp_accounting")
+    from rdp_verify.events.model import DiscreteGaussianDpEvent
+    with pytest.raises(dp_peers.PeerRefused, match="no DiscreteGaussianDpEvent"):
+        dp_peers.to_dp_accounting(DiscreteGaussianDpEvent(1, 1))
+
+
+def test_event_peers_answer_refuse_and_count():
+    from fractions import Fraction
+
+    from rdp_verify.events.model import (
+        LaplaceDpEvent,
+        NeighboringRelation,
+        RandomizedResponseDpEvent,
+        SelfComposedDpEvent,
+        SingleEpochTreeAggregationDpEvent,
+    )
+    pld, rdp = event_peer("dp_accounting_pld"), event_peer("dp_accounting_rdp")
+    add, one = NeighboringRelation.ADD_OR_REMOVE_ONE, NeighboringRelation.REPLACE_ONE
+    exact = 1 + 2 * math.log(1 - 1e-5)  # Laplace(b = 1) once: ε(δ) = 1/b + 2 log(1 − δ)
+    assert pld(LaplaceDpEvent(1), add, 1e-5).epsilon == pytest.approx(exact, rel=1e-6)
+    assert rdp(LaplaceDpEvent(1), add, 1e-5).epsilon >= exact
+    with pytest.raises(dp_peers.PeerRefused, match="SingleEpochTreeAggregationDpEvent"):
+        pld(SingleEpochTreeAggregationDpEvent(1, 10), add, 1e-5)
+    with pytest.raises(dp_peers.PeerRefused, match="REPLACE_SPECIAL"):
+        rdp(SingleEpochTreeAggregationDpEvent(1, 10), add, 1e-5)
+    rr3 = SelfComposedDpEvent(RandomizedResponseDpEvent(Fraction(1, 2), 4), 3)
+    assert pld(rr3, one, 1e-5).epsilon == pytest.approx(math.log(5), rel=1e-3)  # the defect: one use counted
+    assert rdp(rr3, one, 1e-5).epsilon > 3 * math.log(5) - 1e-3  # the RDP accountant counts three
+
+
+def test_unknown_event_peer_is_an_input_error():
+    with pytest.raises(InputError, match="unknown event peer"):
+        dp_peers.load_event_peer("nope")
