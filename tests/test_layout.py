@@ -22,7 +22,8 @@ ALLOWED = {
     "mechanisms": {"curves", "foundations"},  # one module per mechanism: proven PLDs fed to curves.compose
     "privacy_curve": {"events", "mechanisms", "curves", "accounting", "certificates", "methods", "foundations"},
     "audit": {"curves", "accounting", "certificates", "methods", "foundations"},
-    "reference": {"curves", "accounting", "certificates", "methods", "foundations"},
+    "reference": {"privacy_curve", "events", "mechanisms", "curves", "accounting", "certificates", "methods",
+                  "foundations"},
     "tightness": {"certificates", "methods", "foundations"},
     "cdp": {"certificates", "methods", "foundations"},
     "accountants": {"privacy_curve", "events", "mechanisms", "curves", "accounting", "certificates", "methods",

@@ -40,7 +40,7 @@ BASE: dict[tuple[str, ...], list[list[str]]] = {
 }
 
 # Options that name a file or directory the command READS.
-INPUTS = {("check", "file"), ("dp", "--phases"), ("tradeoff", "--phases"), ("audit", "--claims"), ("audit", "--canaries"), ("golden", "--grid"), ("golden", "--verify")}
+INPUTS = {("check", "file"), ("dp", "--phases"), ("dp", "--event"), ("audit", "--event"), ("tradeoff", "--phases"), ("audit", "--claims"), ("audit", "--canaries"), ("golden", "--grid"), ("golden", "--verify")}
 
 
 class Computed(Exception):
