@@ -261,9 +261,10 @@ LEAF_RESOLUTION = 1000  # a leaf's first grid step: its loss scale over this (lo
 
 def initial_step(phases: Sequence[Phase], tail: Fraction, leaves: Sequence[tuple[Leaf, int]] = ()) -> Fraction:
     """The first grid step (module docstring): per distinct step, a twentieth of the loss's standard
-    deviation, clamped to [range/20000, range/400]; per leaf, its loss scale over :data:`LEAF_RESOLUTION`; the
-    smallest over the steps, rounded to a nice decimal."""
-    steps = [Fraction(leaf.loss_scale()) / LEAF_RESOLUTION for leaf, _ in leaves]
+    deviation, clamped to [range/20000, range/400]; the smallest over the steps, rounded to a nice decimal. A run
+    of leaves only: the smallest of their loss scales over :data:`LEAF_RESOLUTION` (beside SGM steps, whose grid
+    already resolves the run's loss, a leaf's own scale is not asked for: refinement follows the width found)."""
+    steps = [] if phases else [Fraction(leaf.loss_scale()) / LEAF_RESOLUTION for leaf, _ in leaves]
     for pair, q, sigma in dict.fromkeys(step_key(p) for p in phases):
         width, spread = _loss_scale(q, sigma, tail, pair)
         steps.append(min(max(spread / 20, width / 20000), width / 400))
