@@ -54,3 +54,16 @@ def mp_fraction(x) -> Fraction:
 
 def frac_mpf(x: Fraction):
     return mp.mpf(x.numerator) / x.denominator
+
+
+def brackets_and_shrinks(coarse: dict, fine: dict, direction: str, epsilon: Fraction, reference,
+                         slack: Fraction = Fraction(0)) -> list[Fraction]:
+    """Both grids' δ(ε) brackets hold ``reference`` and the finer one (h halved) is at most 0.6 times as wide (the
+    width is O(h)); returns the two widths."""
+    widths = []
+    for plds in (coarse, fine):
+        lo, up = bracket(plds, direction, epsilon)
+        assert holds(lo, reference, up, slack)
+        widths.append(width(lo, up))
+    assert widths[1] <= Fraction(6, 10) * widths[0] or widths[0] < Fraction(1, 10**12)
+    return widths

@@ -7,7 +7,17 @@ import pytest
 
 from rdp_verify.foundations.inputs import InputError
 from rdp_verify.mechanisms.gaussian import Gaussian
-from tests.mechanisms.checks import BITS, PREC, TAIL, bracket, composed, frac_mpf, holds, read, width
+from tests.mechanisms.checks import (
+    BITS,
+    PREC,
+    TAIL,
+    brackets_and_shrinks,
+    composed,
+    frac_mpf,
+    holds,
+    read,
+    width,
+)
 
 EPSILONS = [Fraction(-1, 2), Fraction(0), Fraction(1, 2), Fraction(2)]
 
@@ -23,12 +33,7 @@ def test_one_use_brackets_the_closed_form_and_shrinks_like_h():
     assert coarse["add", "upper"] is coarse["remove", "upper"]  # symmetric: computed once
     for eps in EPSILONS:
         exact = g.delta_exact(eps, PREC)
-        widths = []
-        for plds in (coarse, fine):
-            lo, up = bracket(plds, "remove", eps)
-            assert holds(lo, exact, up)
-            widths.append(width(lo, up))
-        assert widths[1] <= Fraction(6, 10) * widths[0]  # O(h): halving h about halves the width
+        widths = brackets_and_shrinks(coarse, fine, "remove", eps, exact)  # O(h): halving h about halves the width
         assert widths[0] <= Fraction(1, 20)
     with mp.workdps(40):  # the module's closed form against an independent one
         for eps in EPSILONS:

@@ -10,7 +10,7 @@ import pytest
 from rdp_verify.foundations.inputs import InputError
 from rdp_verify.mechanisms.gaussian import Gaussian
 from rdp_verify.mechanisms.mixture_of_gaussians import MixtureOfGaussians
-from tests.mechanisms.checks import BITS, PREC, TAIL, bracket, frac_mpf, holds, width
+from tests.mechanisms.checks import BITS, PREC, TAIL, bracket, brackets_and_shrinks, frac_mpf, holds
 
 SLACK = Fraction(1, 10**25)
 SIGMA, SENS, PROBS = Fraction(1), (Fraction(0), Fraction(1), Fraction(2)), (Fraction(81, 100), Fraction(18, 100),
@@ -51,12 +51,7 @@ def test_one_use_brackets_the_quadrature_and_shrinks_like_h(direction):
         for eps in (Fraction(-1, 2), Fraction(0), Fraction(1, 2), Fraction(1)):
             ref = reference(frac_mpf(eps), direction)
             assert holds(m.hockey_stick(eps, PREC, direction), ref, m.hockey_stick(eps, PREC, direction), SLACK)
-            widths = []
-            for plds in (coarse, fine):
-                lo, up = bracket(plds, direction, eps)
-                assert holds(lo, ref, up, SLACK)
-                widths.append(width(lo, up))
-            assert widths[1] <= Fraction(6, 10) * widths[0]
+            brackets_and_shrinks(coarse, fine, direction, eps, ref, SLACK)
 
 
 def test_one_sensitivity_is_the_gaussian_mechanism():

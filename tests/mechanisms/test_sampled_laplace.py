@@ -9,7 +9,7 @@ import pytest
 from rdp_verify.foundations.inputs import InputError
 from rdp_verify.mechanisms.laplace import Laplace
 from rdp_verify.mechanisms.sampled_laplace import SampledLaplace
-from tests.mechanisms.checks import BITS, PREC, TAIL, bracket, composed, frac_mpf, holds, width
+from tests.mechanisms.checks import BITS, PREC, TAIL, brackets_and_shrinks, composed, frac_mpf, holds
 from tests.mechanisms.peer import assert_consistent, peer_deltas
 
 SLACK = Fraction(1, 10**25)
@@ -44,12 +44,7 @@ def test_one_use_brackets_the_quadrature_and_shrinks_like_h(direction):
             ref = reference(mp.mpf(1) / 2, mp.mpf(1) / 5, 1, frac_mpf(eps), direction)
             exact = m.delta_exact(eps, PREC, direction)
             assert holds(exact, ref, exact, SLACK)
-            widths = []
-            for plds in (coarse, fine):
-                lo, up = bracket(plds, direction, eps)
-                assert holds(lo, ref, up, SLACK)
-                widths.append(width(lo, up))
-            assert widths[1] <= Fraction(6, 10) * widths[0]
+            brackets_and_shrinks(coarse, fine, direction, eps, ref, SLACK)
 
 
 def test_the_directions_differ_and_q_one_is_laplace():
