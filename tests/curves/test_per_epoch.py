@@ -15,7 +15,7 @@ from rdp_verify.curves.certificate import POLICY, SCHEMA, certify_run, check_run
 from rdp_verify.curves.per_epoch import Composed, PerEpochBounds, _composed_delta, _exceed, _shifts
 from rdp_verify.foundations.results import to_arb
 from rdp_verify.foundations.run import Phase
-from tests.curve_oracles import gaussian_epsilon
+from tests.curve_oracles import chua_epsilon, gaussian_epsilon
 
 DELTA = Fraction(1, 10**5)
 
@@ -132,50 +132,6 @@ def test_a_resealed_forgery_of_the_tests_or_the_sampler_is_caught(path, value):
     assert problems and all(":" in p for p in problems)
 
 
-def _max_densities(m, sigma, t, z):
-    """The densities of an epoch's maximum, d/dτ Φ(τ/σ)^{t−1}Φ((τ − m)/σ), at τ = σz (per unit of z)."""
-    from scipy.special import log_ndtr
-
-    log_phi = -z * z / 2 - np.log(np.sqrt(2 * np.pi))
-    shifted = z - m / sigma
-    return (np.exp(np.log(t - 1) + log_phi + (t - 2) * log_ndtr(z) + log_ndtr(shifted))
-            + np.exp((t - 1) * log_ndtr(z) - shifted * shifted / 2 - np.log(np.sqrt(2 * np.pi))))
-
-
-def _reference_epsilon(m, m_other, sigma, t, epochs, delta, h=5e-4):
-    """ε(δ) of the E-fold product of the pair of laws of the epoch maximum (Chua et al., NeurIPS 2024, Section 3),
-    independently of rdp_verify: the densities on a fine grid of z (midpoint rule, 1/1000 of σ), the losses
-    log(f_m/f_m') rounded to the nearest multiple of h, composed by FFT convolution in double precision, ε by
-    bisection; the larger of the two orders."""
-    from scipy.signal import fftconvolve
-
-    z = np.arange(-3, 16, 1e-3) + 5e-4
-    best = 0.0
-    for a, b in ((m, m_other), (m_other, m)):
-        p, q = _max_densities(a, sigma, t, z) * 1e-3, _max_densities(b, sigma, t, z) * 1e-3
-        keep = (p > 1e-300) & (q > 1e-300)
-        k = np.rint(np.log(p[keep] / q[keep]) / h).astype(int)
-        pmf = np.zeros(k.max() - k.min() + 1)
-        np.add.at(pmf, k - k.min(), p[keep])
-        out, low = pmf, k.min()
-        for _ in range(epochs - 1):
-            out, low = np.clip(fftconvolve(out, pmf), 0, None), low + k.min()
-        loss = (low + np.arange(len(out))) * h
-
-        def excess(eps, out=out, loss=loss):
-            above = loss > eps
-            return np.sum(out[above] * -np.expm1(eps - loss[above])) - delta
-
-        lo, hi = 0.0, loss.max()
-        if excess(lo) <= 0:
-            continue
-        for _ in range(60):
-            mid = (lo + hi) / 2
-            lo, hi = (mid, hi) if excess(mid) > 0 else (lo, mid)
-        best = max(best, lo)
-    return best
-
-
 @pytest.mark.parametrize("epochs", [1, 3, 5])
 @pytest.mark.parametrize("sampler, c", [("shuffle", -1), ("balls-in-bins", 0)])
 def test_the_lower_end_reaches_the_composed_maximum_statistic(sampler, c, epochs):
@@ -183,7 +139,7 @@ def test_the_lower_end_reaches_the_composed_maximum_statistic(sampler, c, epochs
     epoch, δ = 1e-5: the proven lower end is within 0.1 % of it (bins, loss grid and the search over c and the
     order lose less) and below the proven upper end."""
     result = bracket([shuffle(sigma="0.8", epochs=epochs, sampler=sampler, batch=600)], delta=DELTA)
-    reference = _reference_epsilon(1 - c, -c, 0.8, 100, epochs, 1e-5)
+    reference = chua_epsilon(1 - c, -c, 0.8, 100, epochs, 1e-5)
     assert reference * (1 - 1e-3) <= result.lower <= result.upper
     assert result.curves.composed.others == c
 
