@@ -267,10 +267,14 @@ def register(subparsers: Any) -> None:
             "--sampler and --neighbours name other batch samplers and neighbour relations: replace-one\n"
             "under poisson or fixed (b of N without replacement) batches is bracketed the same way;\n"
             "shuffle and balls-in-bins (each record in one batch per epoch) get a no-amplification upper\n"
-            "bound and a lower bound from an explicit pair of datasets; fixed with add-remove is refused.\n"
+            "bound (balls-in-bins under zero-out: random allocation's where smaller) and a lower bound\n"
+            "from an explicit pair of datasets; fixed with add-remove is refused.\n"
             "With --delta it prints the epsilon bracket, with --epsilon the delta bracket, and an\n"
             "independent estimate that must agree where it is accurate enough to tell (else exit 1).\n"
             "Runs with q = 1 in every phase are the Gaussian mechanism: bracketed in closed form.\n"
+            "--event FILE reads the run as a dp_accounting event tree instead: DP-SGD steps mixed with\n"
+            "Laplace, randomized response, discrete Laplace or Gaussian noise, mixtures of Gaussians,\n"
+            "tree aggregation, zCDP guarantees (upper end only) -- each with its proven bracket.\n"
             "Numbers are exact: 1e-5 is 1/100000."
         ),
         epilog=(
