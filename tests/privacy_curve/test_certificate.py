@@ -465,3 +465,20 @@ def test_random_trees_agree_with_dp_accountings_optimistic_and_pessimistic_pair(
         return total
 
     assert_meets_peer(b, peer_epsilons(build))
+
+
+def test_each_direction_of_an_asymmetric_run_holds_its_own_exact_delta():
+    """Poisson-sampled Laplace once (its two directions differ): the bracket of each direction at ε holds that
+    direction's exact δ (Neyman–Pearson, no grid); a run of symmetric mechanisms composes one direction for both,
+    an asymmetric one must not."""
+    from flint import ctx
+
+    from rdp_verify.mechanisms.sampled_laplace import SampledLaplace
+
+    eps, leaf = F(1, 20), SampledLaplace(F(1), F(1, 4))  # the losses lie in [-0.17, 0.36]
+    b = event_bracket(resolve(m.PoissonSampledDpEvent(F(1, 4), m.LaplaceDpEvent(1))), epsilon=eps)
+    with ctx.workprec(200):
+        exact = {d: leaf.hockey_stick(eps, 200, d) for d in ("remove", "add")}
+        assert exact["remove"].upper() < exact["add"].lower() or exact["add"].upper() < exact["remove"].lower()
+        for d, (low, up) in b.by_direction.items():
+            assert low <= F(exact[d].lower().str(60, radius=False)) and F(exact[d].upper().str(60, radius=False)) <= up
