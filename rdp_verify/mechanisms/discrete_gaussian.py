@@ -36,7 +36,7 @@ from typing import ClassVar
 from flint import arb, ctx
 
 from ..foundations.results import to_arb
-from .rounding import ABOVE, BELOW, Cut, Mechanism, MonotonePair, check_positive, check_whole, exact_cut
+from .rounding import Cut, Mechanism, MonotonePair, check_positive, check_whole, exact_cut
 
 __all__ = ["DiscreteGaussian", "DiscreteGaussianPair"]
 
@@ -83,6 +83,7 @@ class DiscreteGaussianPair(MonotonePair):
         return dgauss_cdf(x, 0, self.sigma, self.s)
 
     def cut(self, level: Fraction, strict: bool) -> Cut:
+        """The half-integer cut (module docstring): the loss is unbounded, so every level has one on ℤ."""
         y = -(2 * self.sigma ** 2 * level / self.s + self.s) / 2
         m = math.ceil(y) - 1 if strict else math.floor(y)
         return exact_cut(Fraction(2 * m + 1, 2))
@@ -108,5 +109,3 @@ class DiscreteGaussian(Mechanism):
         s, sigma = Fraction(self.sensitivity), self.sigma
         return max(s / sigma, s * s / (2 * sigma * sigma))
 
-
-_ = (ABOVE, BELOW)  # the cut never leaves ℤ's line: every level has a half-integer cut
