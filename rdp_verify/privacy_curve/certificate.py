@@ -23,7 +23,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from flint import ctx
+from flint import arb, ctx
 
 from .. import __version__
 from ..certificates.certificate import check_against, seal
@@ -103,13 +103,31 @@ def _cross_check(run: Run, result: Bracket, point: Fraction, proven: tuple[Fract
     leaf = run.leaves[0][0]
     with ctx.workprec(PRECISION):
         exact = [leaf.hockey_stick(point, PRECISION, d) for d in DIRECTIONS]
-        lower, upper = max(b.lower() for b in exact), max(b.upper() for b in exact)
-    low, up = Fraction(lower.mid().str(40, radius=False)), Fraction(upper.mid().str(40, radius=False))
+        low, up = _in_unit(max(b.lower() for b in exact), "down"), _in_unit(max(b.upper() for b in exact), "up")
     value, error = (low + up) / 2, (up - low) / 2 + abs(up) * Fraction(1, 10**35)
     cross = {"method": "exact hockey-stick divergence (Neyman-Pearson region, Arb)", "bound_kind": "proven", **base,
              "estimate": {"value": decimal_text(value, DIGITS), "error_bound": decimal_text(
                  error + abs(value - Fraction(decimal_text(value, DIGITS))), 3, "up")}}
     return {**cross, **_judged(cross)}  # from the printed numbers, as a check re-derives them
+
+
+TINY = Fraction(1, 10**300)  # δ below this is written as 0 (a lower end) or TINY (an upper end): no huge exponents
+
+
+def _in_unit(x: arb, rounding: str) -> Fraction:
+    """An exact end ``x`` of a ball as a rational in [0, 1] (δ lies there), rounded in the given direction: an end
+    that cancelled to a huge or non-finite value (e^ε·Q at a huge ε) is clamped to 1 (up) or 0 (down), one below
+    :data:`TINY` to 0 (down) or TINY (up), so no number with a huge exponent is ever written out."""
+    if not x.is_finite():
+        return Fraction(1) if rounding == "up" else Fraction(0)
+    if x >= 1:
+        return Fraction(1)
+    if not x > TINY_ARB:
+        return Fraction(0) if rounding == "down" else TINY
+    return Fraction(x.mid().str(40, radius=False))  # x is an exact point: 40 digits, the error bound adds 1e-35
+
+
+TINY_ARB = arb(10) ** -300
 
 
 def certificate_of_event(run: Run, result: Bracket, *, delta: Fraction | None, epsilon: Fraction | None,

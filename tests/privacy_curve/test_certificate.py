@@ -482,3 +482,13 @@ def test_each_direction_of_an_asymmetric_run_holds_its_own_exact_delta():
         assert exact["remove"].upper() < exact["add"].lower() or exact["add"].upper() < exact["remove"].lower()
         for d, (low, up) in b.by_direction.items():
             assert low <= F(exact[d].lower().str(60, radius=False)) and F(exact[d].upper().str(60, radius=False)) <= up
+
+
+def test_a_huge_pure_dp_epsilon_is_certified_and_its_cross_check_never_writes_huge_numbers():
+    """Laplace(b = 1e-9), ε₀ = 1e9: ε(1e-5) = 1e9 + 2 log(1 − 1e-5) (closed form) inside the bracket, at once; the
+    add direction's exact δ at ε ≈ 1e9 cancels (e^ε times a tiny CDF): it is clamped into [0, 1] (uninformative),
+    not written out with a 434-million-digit exponent (which hung the command before)."""
+    cert = certify_event(m.LaplaceDpEvent(F(1, 10**9)), delta=DELTA)
+    low, up = F(cert["epsilon"]["lower"]), F(cert["epsilon"]["upper"])
+    assert low <= 10**9 - F(2, 10**5) - F(1, 10**9) and 10**9 - F(2, 10**5) <= up  # 2 log(1 − δ) ≈ −2.00001e-5
+    assert cert["cross_check"]["consistent"] and check_event_certificate(cert) == []
