@@ -268,7 +268,11 @@ def initial_step(phases: Sequence[Phase], tail: Fraction, leaves: Sequence[tuple
     for pair, q, sigma in dict.fromkeys(step_key(p) for p in phases):
         width, spread = _loss_scale(q, sigma, tail, pair)
         steps.append(min(max(spread / 20, width / 20000), width / 400))
-    return _nice_below(min(steps))
+    h = min(steps)
+    if not phases:  # many uses: the composed loss spreads like √(Σ n·scale²); keep its first grid within MAX_GRID
+        spread = math.sqrt(sum(count * float(leaf.loss_scale()) ** 2 for leaf, count in leaves))
+        h = max(h, Fraction(40 * spread / MAX_GRID))
+    return _nice_below(h)
 
 
 _loss_scale = lru_cache(maxsize=64)(loss_scale)  # a pure function of its arguments, asked twice by bracket()
