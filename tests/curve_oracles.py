@@ -5,6 +5,8 @@
 * :func:`step_delta` -- max over the two directions at x = e^ε;
 * :func:`two_step_delta` -- two identical steps: E_{z ~ P}[H(e^{ε − L(z)})], nested quadrature;
 * :func:`gaussian_delta` -- the Gaussian mechanism's exact curve (Balle & Wang 2018, Theorem 8);
+* :func:`mixture_delta` -- a mixture of Gaussians' hockey-stick δ(ε) by quadrature split at the one root of the
+  monotone log ratio (both directions);
 * :func:`chua_epsilon` -- Chua et al.'s composed per-epoch maximum statistic (NeurIPS 2024, Section 3) in double
   precision with numpy/scipy FFT convolution: the lower end of shuffled / balls-in-bins runs as they compute it
   (also run by benchmarks/bench_shuffle_lower.py).
@@ -196,3 +198,28 @@ def chua_epsilon(m, m_other, sigma, t, epochs, delta, h=5e-4):
             lo, hi = (mid, hi) if excess(mid) > 0 else (lo, mid)
         best = max(best, lo)
     return best
+
+
+def mixture_delta(sigma, cs, ps, eps, direction):
+    """∫ (A − e^ε B)_+ by mpmath quadrature, (A, B) = (Σ p_i N(−c_i, σ²), N(0, σ²)) or swapped, split at the one root
+    of log(A/B) = ε (the ratio is monotone) found by bisection to the working precision."""
+    def p(x):
+        return sum(w * mp.npdf(x, -c, sigma) for c, w in zip(cs, ps))
+
+    def q(x):
+        return mp.npdf(x, 0, sigma)
+
+    a, b = (p, q) if direction == "remove" else (q, p)
+    e = mp.exp(eps)
+
+    def gap(x):
+        return mp.log(a(x)) - mp.log(b(x)) - eps
+
+    points = [-mp.inf, mp.inf]
+    lo, hi = mp.mpf(-60), mp.mpf(60)
+    if gap(lo) * gap(hi) < 0:
+        for _ in range(mp.mp.prec + 10):
+            mid = (lo + hi) / 2
+            lo, hi = (lo, mid) if gap(mid) * gap(hi) > 0 else (mid, hi)
+        points.insert(1, (lo + hi) / 2)
+    return mp.quad(lambda x: max(a(x) - e * b(x), 0), points)

@@ -10,6 +10,7 @@ import pytest
 from rdp_verify.foundations.inputs import InputError
 from rdp_verify.mechanisms.gaussian import Gaussian
 from rdp_verify.mechanisms.mixture_of_gaussians import MixtureOfGaussians
+from tests.curve_oracles import mixture_delta
 from tests.mechanisms.checks import BITS, PREC, TAIL, bracket, brackets_and_shrinks, frac_mpf, holds
 
 SLACK = Fraction(1, 10**25)
@@ -19,28 +20,7 @@ SIGMA, SENS, PROBS = Fraction(1), (Fraction(0), Fraction(1), Fraction(2)), (Frac
 
 def reference(eps, direction):
     """E_A[(1 − e^{ε − L})_+] = ∫ (A − e^ε B)_+ with the kink at the root of log(A/B) = ε (mpmath, independent)."""
-    cs, ps = [frac_mpf(c) for c in SENS], [frac_mpf(p) for p in PROBS]
-
-    def p(x):
-        return sum(w * mp.npdf(x, -c, 1) for c, w in zip(cs, ps))
-
-    def q(x):
-        return mp.npdf(x, 0, 1)
-
-    a, b = (p, q) if direction == "remove" else (q, p)
-    e = mp.exp(eps)
-
-    def gap(x):
-        return mp.log(a(x)) - mp.log(b(x)) - eps
-
-    points = [-mp.inf, mp.inf]
-    lo, hi = mp.mpf(-40), mp.mpf(40)
-    if gap(lo) * gap(hi) < 0:  # log(A/B) is monotone: bisection to the working precision
-        for _ in range(mp.mp.prec + 10):
-            mid = (lo + hi) / 2
-            lo, hi = (lo, mid) if gap(mid) * gap(hi) > 0 else (mid, hi)
-        points.insert(1, (lo + hi) / 2)
-    return mp.quad(lambda x: max(a(x) - e * b(x), 0), points)
+    return mixture_delta(mp.mpf(1), [frac_mpf(c) for c in SENS], [frac_mpf(p) for p in PROBS], eps, direction)
 
 
 @pytest.mark.parametrize("direction", ["remove", "add"])

@@ -27,6 +27,7 @@ from rdp_verify.privacy_curve.certificate import (
     event_bracket,
 )
 from rdp_verify.privacy_curve.table import resolve
+from tests.curve_oracles import mixture_delta
 
 F = Fraction
 DELTA = F(1, 10**5)
@@ -104,31 +105,6 @@ def epsilon_of_atoms(law: dict, ratio, delta) -> mp.mpf:
 def gaussian_delta(mu, eps):
     """Balle & Wang 2018, Theorem 8: δ(ε) = Φ(μ/2 − ε/μ) − e^ε Φ(−μ/2 − ε/μ)."""
     return mp.ncdf(mu / 2 - eps / mu) - mp.exp(eps) * mp.ncdf(-mu / 2 - eps / mu)
-
-
-def mixture_delta(sigma, cs, ps, eps, direction):
-    """∫ (A − e^ε B)_+ by mpmath quadrature, (A, B) = (Σ p_i N(c_i, σ²), N(0, σ²)) or swapped, split at the one
-    root of log(A/B) = ε (the ratio is monotone) found by bisection."""
-    def p(x):
-        return sum(w * mp.npdf(x, c, sigma) for c, w in zip(cs, ps))
-
-    def q(x):
-        return mp.npdf(x, 0, sigma)
-
-    a, b = (p, q) if direction == "remove" else (q, p)
-    e = mp.exp(eps)
-
-    def gap(x):
-        return mp.log(a(x)) - mp.log(b(x)) - eps
-
-    points = [-mp.inf, mp.inf]
-    lo, hi = mp.mpf(-60), mp.mpf(60)
-    if gap(lo) * gap(hi) < 0:
-        for _ in range(mp.mp.prec + 10):
-            mid = (lo + hi) / 2
-            lo, hi = (lo, mid) if gap(mid) * gap(hi) > 0 else (mid, hi)
-        points.insert(1, (lo + hi) / 2)
-    return mp.quad(lambda x: max(a(x) - e * b(x), 0), points)
 
 
 def root(delta_of, b):
