@@ -29,7 +29,7 @@ ALLOWED = {
     "accountants": {"privacy_curve", "events", "mechanisms", "curves", "accounting", "certificates", "methods",
                     "foundations"},
     "calibration": {"curves", "accounting", "certificates", "methods", "foundations"},
-    "tradeoff": {"curves", "certificates", "foundations"},
+    "tradeoff": {"privacy_curve", "events", "mechanisms", "curves", "certificates", "foundations"},
     "cli": {"audit", "reference", "tightness", "cdp", "calibration", "tradeoff", "privacy_curve", "events", "mechanisms",
             "curves", "accounting", "certificates", "methods", "foundations"},
 }

@@ -32,7 +32,7 @@ from .common import (
     workers,
 )
 
-__all__ = ["register", "run_phases", "run_text"]
+__all__ = ["add_event_arguments", "event_run_of", "register", "run_phases", "run_text"]
 
 
 def run_phases(ns: argparse.Namespace) -> list[tuple[Phase, str]]:
@@ -161,7 +161,15 @@ def cc_line(cc: dict[str, Any], reference: str = "delta") -> str:
 EXIT = {"certified": 0, "inconsistent": 1, "partial": 3}
 
 
-def _event_run(ns: argparse.Namespace) -> Any:
+def add_event_arguments(group: Any) -> None:
+    """``--event FILE`` and ``--neighboring-relation``: the run as a dp_accounting event tree (docs/events.md)."""
+    group.add_argument("--event", metavar="FILE", help="the run as a dp_accounting event tree in JSON (docs/events.md): "
+                       "Laplace, randomized response, mixtures, ... beside the Gaussian steps")
+    group.add_argument("--neighboring-relation", choices=("ADD_OR_REMOVE_ONE", "REPLACE_ONE", "REPLACE_SPECIAL"),
+                       help="the relation of --event (default ADD_OR_REMOVE_ONE), as dp_accounting names it")
+
+
+def event_run_of(ns: argparse.Namespace) -> Any:
     """The resolved run of ``--event FILE`` (:func:`rdp_verify.privacy_curve.table.resolve`), or None without it."""
     if ns.event is None:
         if ns.neighboring_relation is not None:
@@ -224,7 +232,7 @@ def event_summary(cert: dict[str, Any]) -> str:
 
 
 def cmd_dp(ns: argparse.Namespace) -> int:
-    event_run = _event_run(ns)
+    event_run = event_run_of(ns)
     phases = run_phases(ns) if event_run is None else [(p, "given") for p in event_run.phases]
     delta, epsilon = _target(ns)
     tolerance = parse_tolerance(ns.tolerance)
@@ -301,10 +309,7 @@ def register(subparsers: Any) -> None:
     run = p.add_argument_group("the run (comma lists make phases; a single value is used in every phase)")
     add_run_arguments(run, f"number of SGM steps (whole number >= 1; at most {MAX_STEPS} in all)", STEP_CONVENTIONS)
     run.add_argument("--phases", metavar="FILE", help="the run as a JSON list of phases instead of the flags above")
-    run.add_argument("--event", metavar="FILE", help="the run as a dp_accounting event tree in JSON (docs/events.md): "
-                     "Laplace, randomized response, mixtures, ... beside the Gaussian steps")
-    run.add_argument("--neighboring-relation", choices=("ADD_OR_REMOVE_ONE", "REPLACE_ONE", "REPLACE_SPECIAL"),
-                     help="the relation of --event (default ADD_OR_REMOVE_ONE), as dp_accounting names it")
+    add_event_arguments(run)
     target = p.add_argument_group("what to bracket (exactly one)")
     target.add_argument("--delta", help="delta in (0, 1): print the proven epsilon bracket")
     target.add_argument("--epsilon", help="epsilon >= 0: print the proven delta bracket")

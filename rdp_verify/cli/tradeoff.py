@@ -11,7 +11,7 @@ from ..curves.options import DEFAULT_TOLERANCE
 from ..foundations.inputs import fraction_text, parse_rational, parse_tolerance
 from ..foundations.parallel import progress_map
 from .common import add_certificate_outputs, add_parallel_arguments, add_run_arguments, emit, split_list, workers
-from .dp import run_phases, run_text
+from .dp import add_event_arguments, event_run_of, run_phases, run_text
 
 __all__ = ["register", "tradeoff_summary", "parse_rates"]
 
@@ -37,8 +37,12 @@ def tradeoff_summary(cert: dict[str, Any], run: str) -> str:
     how = {"gaussian mechanism": "exact: the run is the Gaussian mechanism",
            "all-steps component": "exact: the no-amplification mu, attained in the tail by the runs where the "
                                   "record enters every step",
-           "envelope": "lower end from the upper envelope, upper end without amplification"}[mu["how"]]
-    lines.append(f"mu of Gaussian DP in [{mu['lower']}, {mu['upper']}] ({how})")
+           "envelope": "lower end from the upper envelope, upper end without amplification",
+           "envelope, no upper end (mechanisms beyond the Gaussian family)":
+               "lower end from the upper envelope; no upper end is proven for mechanisms beyond the Gaussian "
+               "family"}[mu["how"]]
+    upper = "inf" if mu["upper"] is None else mu["upper"]
+    lines.append(f"mu of Gaussian DP in [{mu['lower']}, {upper}] ({how})")
     if mu["how"] == "all-steps component":
         lines.append(f"  at FPR >= 1e-10 the curve already needs mu >= {mu['grid_lower']} (G_mu above f_upper there)")
     adv = cert["advantage"]
@@ -52,13 +56,14 @@ def tradeoff_summary(cert: dict[str, Any], run: str) -> str:
 
 
 def cmd_tradeoff(ns: argparse.Namespace) -> int:
-    phases = run_phases(ns)
+    event = event_run_of(ns)  # --event FILE: the run as an event tree, refused where no curve is built
+    phases = run_phases(ns) if event is None else [(p, "given") for p in event.phases]
     alphas = parse_rates(ns.alpha, "alpha")
     fprs = parse_rates(ns.fpr, "FPR")
     priors = parse_rates(ns.prior, "prior")
     tolerance = parse_tolerance(ns.tolerance)
     from ..curves.accountant import check_run  # once the flags are read: a typo answers at once
-    from ..tradeoff.certificate import certificate_of
+    from ..tradeoff.certificate import certificate_of, check_event_run
     from ..tradeoff.curve import check_prior, check_rate, tradeoff
 
     for a in alphas:
@@ -67,17 +72,18 @@ def cmd_tradeoff(ns: argparse.Namespace) -> int:
         check_rate(a, "FPR")
     for p in priors:
         check_prior(p)
-    run = check_run([p for p, _ in phases])
+    leaves = () if event is None else check_event_run(event).leaves
+    run = check_run([p for p, _ in phases], leaves)
     with workers(ns) as pool:
-        trade = tradeoff(run, fprs=[*alphas, *fprs], tolerance=tolerance,
+        trade = tradeoff(run, fprs=[*alphas, *fprs], tolerance=tolerance, leaves=leaves,
                          mapper=lambda fn, items: progress_map(fn, items, pool, "discretising steps"))
-    cert = certificate_of(trade, alphas=alphas, fprs=fprs, priors=priors, tolerance=tolerance)
+    cert = certificate_of(trade, alphas=alphas, fprs=fprs, priors=priors, tolerance=tolerance, run=event)
     if ns.out is not None:
         emit(cert, ns.out)
     if ns.json:
         emit(cert, None)
     else:
-        print(tradeoff_summary(cert, run_text(phases)))
+        print(tradeoff_summary(cert, run_text(phases) if event is None else cert["mechanism"]))
     if ns.plot is not None:
         from ..tradeoff.plot import draw
 
@@ -108,6 +114,8 @@ def register(subparsers: Any) -> None:
             "\n"
             "  rdp-verify tradeoff --q 1 --sigma 2 --steps 4 --json\n"
             "\n"
+            "  rdp-verify tradeoff --event examples/event-dpsgd-laplace.json --fpr 1e-3\n"
+            "\n"
             "Exit codes: 0 done, 2 bad input. rdp-verify check re-verifies a --out certificate."
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -115,6 +123,7 @@ def register(subparsers: Any) -> None:
     run = p.add_argument_group("the run (as for rdp-verify dp)")
     add_run_arguments(run, "number of SGM steps (whole number >= 1)", STEP_CONVENTIONS)
     run.add_argument("--phases", metavar="FILE", help="the run as a JSON list of phases instead of the flags above")
+    add_event_arguments(run)
     p.add_argument("--alpha", default=DEFAULTS["alpha"], help=f"type-I errors for the envelopes (default {DEFAULTS['alpha']})")
     p.add_argument("--fpr", default=DEFAULTS["fpr"], help=f"false-positive rates for TPR (default {DEFAULTS['fpr']})")
     p.add_argument("--prior", default=DEFAULTS["prior"],

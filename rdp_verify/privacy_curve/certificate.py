@@ -50,7 +50,7 @@ from ..mechanisms.rounding import MAX_POINTS
 from .table import Run, resolve
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "SCHEMA", "NotPrivate", "event_bracket", "certify_event",
-           "check_event_certificate", "POLICY"]
+           "check_event_certificate", "POLICY", "event_settings"]
 
 FORMAT = "rdp_verify event privacy curve"
 FORMAT_VERSION = 1
@@ -253,7 +253,7 @@ POLICY = FieldPolicy(
 )
 
 
-def _settings(run: Run, s: dict[str, Any], tolerance: Fraction) -> Settings:
+def event_settings(run: Run, s: dict[str, Any], tolerance: Fraction) -> Settings:
     """The recorded grid settings, refused before any work when beyond what the commands choose (the SGM steps'
     limits of :func:`rdp_verify.curves.certificate.check_limits`, the tail shared over every use, and each
     mechanism's grid at most :data:`~rdp_verify.mechanisms.rounding.MAX_POINTS`)."""
@@ -282,7 +282,7 @@ def recompute(cert: dict[str, Any]) -> dict[str, Any]:
     delta = parse_rational(inp["delta"], "delta") if "delta" in inp else None
     epsilon = parse_rational(inp["epsilon"], "epsilon") if "epsilon" in inp else None
     tolerance = check_tolerance(parse_rational(inp["tolerance"], "tolerance"))
-    settings = _settings(run, cert["settings"], tolerance)
+    settings = event_settings(run, cert["settings"], tolerance)
     result = event_bracket(run, delta=delta, epsilon=epsilon, tolerance=tolerance, settings=settings)
     return certificate_of_event(run, result, delta=delta, epsilon=epsilon, tolerance=tolerance)
 

@@ -36,13 +36,24 @@ from ..curves.gaussian import GaussianCurve
 from ..curves.options import DEFAULT_TOLERANCE
 from ..curves.per_epoch import PerEpochBounds
 from ..foundations.decimals import decimal_text
-from ..foundations.inputs import check_tolerance, fraction_text, parse_rational
+from ..foundations.inputs import InputError, check_tolerance, fraction_text, parse_rational
 from ..foundations.run import Phase, run_family
+from ..events.read import from_named_tuple_json, render, to_json
+from ..privacy_curve.certificate import PROOFS as EVENT_PROOFS
+from ..privacy_curve.certificate import event_settings
+from ..privacy_curve.table import Run, resolve
 from .curve import DEFAULT_FPRS, TradeOff, bayes_epsilons, check_prior, check_rate, tradeoff
 from .envelope import LADDER, PerEpochEnvelope
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "SCHEMA", "POLICY", "NOT_VERIFIED", "PROOFS", "certificate_of",
-           "certify_tradeoff", "check_tradeoff_certificate", "recompute", "DEFAULT_ALPHAS", "DEFAULT_PRIORS"]
+           "certify_tradeoff", "check_tradeoff_certificate", "recompute", "DEFAULT_ALPHAS", "DEFAULT_PRIORS", "event_run", "check_event_run"]
+
+# a run with mechanisms beyond the Gaussian family (an event tree's leaves): what its curve assumes
+EVENT_ASSUMPTIONS = {
+    "mechanisms": "every leaf of the event tree is the mechanism it names, run on the data as dp_accounting defines "
+                  "it (sensitivity, noise, relation); the uses compose adaptively",
+    "neighbours": "the neighbouring relation recorded in inputs.neighboring_relation",
+}
 
 FORMAT = "rdp_verify trade-off curve"
 FORMAT_VERSION = 1
@@ -109,8 +120,9 @@ def _bayes_points(priors: Sequence[Fraction]) -> list[Fraction]:
 
 def certificate_of(trade: TradeOff, *, alphas: Sequence[Fraction] = DEFAULT_ALPHAS,
                    fprs: Sequence[Fraction] = DEFAULT_FPRS, priors: Sequence[Fraction] = DEFAULT_PRIORS,
-                   tolerance: Fraction | None = None) -> dict[str, Any]:
-    """The sealed certificate of a computed trade-off curve (module docstring)."""
+                   tolerance: Fraction | None = None, run: Run | None = None) -> dict[str, Any]:
+    """The sealed certificate of a computed trade-off curve (module docstring). ``run``: the event tree the run
+    was read from (``tradeoff --event``), recorded as ``inputs.event`` and ``inputs.neighboring_relation``."""
     alphas = [check_rate(a, "alpha") for a in alphas]
     fprs = [check_rate(a, "FPR") for a in fprs]
     priors = [check_prior(p) for p in priors]
@@ -129,23 +141,32 @@ def certificate_of(trade: TradeOff, *, alphas: Sequence[Fraction] = DEFAULT_ALPH
         low, up = trade.tpr(a)
         tpr.append({"fpr": fraction_text(a), **interval_text(low, up),
                     "relative_width": decimal_text((up - low) / up, 3, "up") if up > 0 else "0"})
-    curve_proofs = CURVE_PROOFS["discrete pairs (replace-one)" if method == "discrete pairs"
-                                and run_family(phases) == "replace-one" else method]
+    if trade.leaves:  # an event tree's mechanisms beyond the Gaussian family, on the same discrete pairs
+        family = run_family(phases) if phases else "add-remove"
+        curve_proofs = {"upper": EVENT_PROOFS["composition"] + "; " + EVENT_PROOFS["mechanisms"],
+                        "lower": EVENT_PROOFS["composition"] + "; " + EVENT_PROOFS["mechanisms"]}
+    else:
+        family = run_family(phases)
+        curve_proofs = CURVE_PROOFS["discrete pairs (replace-one)" if method == "discrete pairs"
+                                    and family == "replace-one" else method]
+    event = {} if run is None else {"event": to_json(run.event), "neighboring_relation": run.relation.name}
     cert = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
-        "mechanism": mechanism_of(phases),
-        "inputs": {"phases": [p.to_json() for p in phases], "alphas": [fraction_text(a) for a in alphas],
+        "mechanism": mechanism_of(phases) if run is None else render(run.event),
+        "inputs": {"phases": [p.to_json() for p in phases], **event, "alphas": [fraction_text(a) for a in alphas],
                    "fprs": [fraction_text(a) for a in fprs], "priors": [fraction_text(p) for p in priors],
                    **({} if tolerance is None else {"tolerance": fraction_text(Fraction(tolerance))})},
-        "assumptions": ASSUMPTIONS_BY_FAMILY[run_family(phases)],
+        "assumptions": ASSUMPTIONS_BY_FAMILY[family] if not trade.leaves else EVENT_ASSUMPTIONS,
         "method": method,
         "settings": {**settings_json(trade.curves), **extra},
         "envelope": envelope,
         "tpr": tpr,
         "mu": {**interval_text(trade.mu_lower(), trade.mu_upper()),
                "how": ("gaussian mechanism" if isinstance(trade.curves, GaussianCurve)
-                       else "all-steps component" if trade.mu_exact else "envelope"),
+                       else "all-steps component" if trade.mu_exact
+                       else "envelope, no upper end (mechanisms beyond the Gaussian family)" if trade.leaves
+                       else "envelope"),
                "grid_lower": interval_text(trade.mu_grid_lower(), None)["lower"]},
         "advantage": interval_text(*trade.advantage()),
         "bayes": [{"prior": fraction_text(p), **interval_text(*trade.bayes(p))} for p in priors],
@@ -166,6 +187,27 @@ def certify_tradeoff(phases: Sequence[Phase], *, alphas: Sequence[Fraction] = DE
     return certificate_of(trade, alphas=alphas, fprs=fprs, priors=priors, tolerance=tolerance)
 
 
+def event_run(event: Any, relation: Any = None) -> Run:
+    """An event tree resolved for a trade-off curve (:func:`rdp_verify.privacy_curve.table.resolve`), refused
+    by :func:`check_event_run` where the curve is not built."""
+    return check_event_run(resolve(event, relation))
+
+
+def check_event_run(run: Run) -> Run:
+    """``run``, refused in one line where the trade-off curve is not built: a non-private run (f = 0: no test has
+    any error bound), a run that releases nothing, an abstract zCDP guarantee (``rdp-verify dp --event`` converts
+    it to (ε, δ))."""
+    if run.non_private:
+        raise InputError(f"{render(run.event)} holds a non-private event: its trade-off function is 0 (no membership "
+                         "test is bounded), there is no curve to certify")
+    if run.empty:
+        raise InputError(f"{render(run.event)} releases nothing about the data: its trade-off function is 1 - alpha")
+    if run.zcdp is not None:
+        raise InputError(f"{render(run.event)} is an abstract zCDP guarantee: rdp-verify tradeoff needs mechanisms "
+                         "(rdp-verify dp --event converts zCDP to (epsilon, delta))")
+    return run
+
+
 POLICY = FieldPolicy(
     verified=("format", "format_version", "mechanism", "inputs.**", "assumptions.*", "method", "settings.**",
               "envelope.**", "tpr.**", "mu.*", "advantage.*", "bayes.**", "proofs.*", "content_hash"),
@@ -176,8 +218,21 @@ POLICY = FieldPolicy(
 def recompute(cert: dict[str, Any]) -> dict[str, Any]:
     """The certificate recomputed from ``cert``'s inputs on its recorded settings."""
     inp = cert["inputs"]
-    phases = tuple(Phase.from_json(p) for p in inp["phases"])
     tolerance = parse_rational(inp["tolerance"], "tolerance") if "tolerance" in inp else DEFAULT_TOLERANCE
+    run = None
+    if "event" in inp:  # the phases and leaves come from the recorded tree; its recorded phases are compared
+        run = event_run(from_named_tuple_json(inp["event"]), inp.get("neighboring_relation"))
+        phases = run.phases
+    else:
+        phases = tuple(Phase.from_json(p) for p in inp["phases"])
+    if run is not None and run.leaves:
+        settings = event_settings(run, cert["settings"], check_tolerance(tolerance))  # Refused beyond the limits
+        trade = tradeoff(phases, curves=compose_run(phases, settings, leaves=run.leaves))
+        return certificate_of(trade, alphas=[parse_rational(a, "alpha") for a in inp["alphas"]],
+                              fprs=[parse_rational(a, "fpr") for a in inp["fprs"]],
+                              priors=[parse_rational(p, "prior") for p in inp["priors"]],
+                              tolerance=parse_rational(inp["tolerance"], "tolerance") if "tolerance" in inp else None,
+                              run=run)
     recorded = settings_from_json(phases, cert["settings"], check_tolerance(tolerance))  # Refused beyond the limits
     envelope = PerEpochEnvelope.from_json(phases, cert["settings"]) if isinstance(recorded, PerEpochBounds) else None
     curves = compose_run(phases, recorded) if isinstance(recorded, Settings) else recorded
@@ -185,7 +240,8 @@ def recompute(cert: dict[str, Any]) -> dict[str, Any]:
     fresh = certificate_of(trade, alphas=[parse_rational(a, "alpha") for a in inp["alphas"]],
                            fprs=[parse_rational(a, "fpr") for a in inp["fprs"]],
                            priors=[parse_rational(p, "prior") for p in inp["priors"]],
-                           tolerance=parse_rational(inp["tolerance"], "tolerance") if "tolerance" in inp else None)
+                           tolerance=parse_rational(inp["tolerance"], "tolerance") if "tolerance" in inp else None,
+                           run=run)
     return fresh
 
 

@@ -103,6 +103,11 @@ class TradeOff:
     def method(self) -> str:
         return method_of(self.curves)
 
+    @property
+    def leaves(self) -> tuple[tuple[Any, int], ...]:
+        """Mechanisms beyond the Gaussian family composed with the phases (an event tree's leaves), with their uses."""
+        return tuple(self.curves.leaves) if isinstance(self.curves, Curves) else ()
+
     def f(self, alpha: Fraction) -> tuple[Fraction, Fraction]:
         """Proven [f_low(α), f_up(α)]: no attack has type-II error below f_low at type-I error α."""
         return self.envelopes.bounds(check_rate(alpha, "alpha"))
@@ -135,14 +140,19 @@ class TradeOff:
         mu_squared = self.envelopes.mu_squared
         return GaussianCurve(self.phases).mu_squared if mu_squared is None else mu_squared
 
-    def mu_upper(self) -> Fraction:
-        """A proven upper end of μ* (module docstring): the no-amplification μ₀, rounded up."""
+    def mu_upper(self) -> Fraction | None:
+        """A proven upper end of μ* (module docstring): the no-amplification μ₀, rounded up; None for a run with
+        leaves beyond the Gaussian family (μ₀ bounds the Gaussian steps only; no upper end is claimed)."""
+        if self.leaves:
+            return None
         with ctx.workprec(128):
             return upper_end(to_arb(self._mu_squared()).sqrt())
 
     @property
     def mu_exact(self) -> bool:
         """μ* is the no-amplification μ₀ (module docstring): q = 1, Poisson add/remove, or per-epoch zero-out."""
+        if self.leaves:
+            return False
         return all(p.neighbours == "add-remove" and p.sampler in ("poisson", "shuffle", "balls-in-bins")
                    for p in self.phases) or isinstance(self.curves, GaussianCurve)
 
@@ -171,13 +181,15 @@ class TradeOff:
 
 def tradeoff(phases: Sequence[Phase], *, fprs: Sequence[Fraction] = DEFAULT_FPRS,
              tolerance: Fraction = DEFAULT_TOLERANCE, curves: Curves | None = None, mapper: Mapper = map,
-             recorded: PerEpochEnvelope | None = None) -> TradeOff:
+             recorded: PerEpochEnvelope | None = None, leaves: Sequence[tuple[Any, int]] = ()) -> TradeOff:
     """The proven trade-off curve of a run (module docstring). ``curves`` (a composed run, as a certificate's
     recorded settings give) skips the grid search; ``recorded`` (a certificate's) fixes a per-epoch run's
-    envelope settings instead of searching them."""
+    envelope settings instead of searching them. ``leaves``: other mechanisms composed with the phases (an event
+    tree's, :func:`rdp_verify.privacy_curve.table.resolve`), on the same discrete pairs; such a run's envelopes are
+    read off the composed pairs as for any discrete-pairs run, and its μ has the grid lower end only."""
     fprs = [check_rate(a, "FPR") for a in fprs]
     if curves is None:
-        result = bracket(phases, delta=reference_delta(fprs), tolerance=tolerance, mapper=mapper)
+        result = bracket(phases, delta=reference_delta(fprs), tolerance=tolerance, mapper=mapper, leaves=leaves)
         curves, refinements = result.curves, result.refinements
     else:
         refinements = []

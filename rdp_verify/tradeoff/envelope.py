@@ -535,7 +535,38 @@ class Envelopes:
             if bound == "upper":  # any point gives a valid lower bound on f: take the better one
                 best = min(upper_end(max(rows, key=lambda r: upper_end(r[0]))[0]) for rows in (rows_a, rows_b))
                 return (1 if family == "t" else 0) - best
-            return (1 if family == "t" else 0) - self._minimum_lower(xa, rows_a, xb, rows_b, lo == hi, family)
+            low = self._minimum_lower(xa, rows_a, xb, rows_b, lo == hi, family)
+            trivial = Fraction(0) if family == "t" else Fraction(-1)
+            # A bisection that ends on a kink of a piecewise-linear function (a pure-DP leaf's largest loss, where
+            # δ drops to 0) leaves lo and hi so close that the loss's ball straddles both and no slope sign is
+            # proven. Tangents at any two points with proven slopes −/+ still bound the convex minimum from below,
+            # so step outward from the kink (well inside its two neighbouring pieces) until the signs are proven.
+            boundary = lo == hi
+            for widen in (Fraction(1, 2**40), Fraction(1, 2**24), Fraction(1, 2**14)):
+                if low != trivial:
+                    break
+                if boundary:
+                    low = self._boundary_lower(xa, rows_a, *self._point(widen, a, bound, family), family)
+                    continue
+                lo, hi = max(lo - widen, Fraction(0)), hi + widen
+                xa, rows_a = self._point(lo, a, bound, family)
+                xb, rows_b = self._point(hi, a, bound, family)
+                low = self._minimum_lower(xa, rows_a, xb, rows_b, lo == hi, family)
+            return (1 if family == "t" else 0) - low
+
+    def _boundary_lower(self, x0: arb, rows0: list[tuple[arb, arb]], xb: arb, rows_b: list[tuple[arb, arb]],
+                        family: str) -> Fraction:
+        """A proven lower bound on the convex minimum when the bisection ends at the domain's end point x0 (ε = 0)
+        but the slope there is not proven of the right sign (its ball holds 0: a symmetric pair at α = 1/2). With a
+        point xb a little inside (ε > 0) whose slope points back at x0 (t: ≥ 0; u: ≤ 0), the minimiser lies between
+        them, where g(x) ≥ g(x0) − |g'(x0)|·|x − x0| (convexity: g lies above its tangent at x0), and beyond xb
+        g ≥ g(xb). Trivial when xb's slope sign is not proven either."""
+        v0, s0 = self._active(rows0)
+        vb, sb = self._active(rows_b)
+        if not (sb >= 0 if family == "t" else sb <= 0):
+            return Fraction(0) if family == "t" else Fraction(-1)
+        slope = max(abs(upper_end(s0)), abs(lower_end(s0)))
+        return min(lower_end(vb), lower_end(v0 - slope * abs(xb - x0)))
 
     def _minimum_lower(self, xa: arb, rows_a: list[tuple[arb, arb]], xb: arb, rows_b: list[tuple[arb, arb]],
                        boundary: bool, family: str) -> Fraction:
@@ -552,6 +583,9 @@ class Envelopes:
             ok = sa >= 0 if family == "t" else sb <= 0
             v = va if family == "t" else vb
             return lower_end(v) if ok else trivial
+        for v, s in ((va, sa), (vb, sb)):
+            if s == 0:  # an exact zero slope (Arb: a zero ball): a convex function's minimum is attained there
+                return lower_end(v)
         if not (sa < 0 and sb > 0):
             return trivial
         # tangent lines v_a + s_a(x − x_a) and v_b + s_b(x − x_b) lie below the function; they meet at x*

@@ -55,7 +55,7 @@ def draw(trade: TradeOff, path: str | os.PathLike, boxes: Sequence[dict[str, Any
     right.plot(xi, tpr_hi, color="tab:blue", lw=1.2, label="TPR_up = 1 − f_low: no attack goes above")
     right.plot(xi, xi, color="grey", lw=0.8, ls=":", label="TPR = FPR (perfect privacy)")
     for mu, style, what in ((mu_grid, "--", "needed at α ≥ 1e-10"), (mu_hi, "-.", "no amplification")):
-        if mu > 0:
+        if mu is not None and mu > 0:  # no μ upper end for a run with non-Gaussian leaves
             g = _gdp(mu, inner)
             label = f"G_μ, μ = {float(mu):.4g} ({what})"
             left.plot(xi, g, color="tab:red", lw=1, ls=style, label=label)

@@ -80,3 +80,41 @@ def test_audit_event_of_the_sgm_family_is_a_sealed_audit_report(capsys, tmp_path
     assert code == 0 and "verdict: holds" in out
     assert json.loads(out_file.read_text())["format"] == "rdp_verify audit"
     assert run(capsys, "check", out_file)[0] == 0
+
+
+def test_tradeoff_event_laplace_holds_the_closed_form_and_is_checked(capsys, tmp_path):
+    """tradeoff --event on Laplace(b = 1): the TPR bracket at FPR 0.01 holds 1 − f(0.01) = e·0.01 (Dong, Roth, Su
+    2022, the Laplace trade-off function, below α = e⁻¹/2), μ has no upper end, and check confirms the certificate."""
+    import math
+    out_file = tmp_path / "t.json"
+    code, out, err = run(capsys, "tradeoff", "--event", _write(tmp_path, LAPLACE), "--fpr", "0.01", "--out", out_file)
+    assert code == 0 and err == "" and out.startswith("run: Laplace(b=1)\n")
+    assert "mu of Gaussian DP in [" in out and ", inf] (lower end from the upper envelope; no upper end" in out
+    cert = json.loads(out_file.read_text())
+    tpr = cert["tpr"][0]
+    assert float(tpr["lower"]) <= math.e * 0.01 * (1 + 1e-12) and math.e * 0.01 * (1 - 1e-12) <= float(tpr["upper"])
+    code, out, _ = run(capsys, "check", out_file)
+    assert code == 0 and "confirmed" in out
+
+
+def test_tradeoff_event_of_the_sgm_family_is_todays_tradeoff(capsys, tmp_path):
+    """A tree of Poisson-sampled Gaussian steps gets the same envelopes as the same run given by flags."""
+    argv = ["--alpha", "0.01", "--fpr", "0.01", "--prior", "0.5", "--json"]
+    _, by_event, _ = run(capsys, "tradeoff", "--event", _write(tmp_path, SGM), *argv)
+    _, by_flags, _ = run(capsys, "tradeoff", "--q", "0.01", "--sigma", "1", "--steps", "10", *argv)
+    by_event, by_flags = json.loads(by_event), json.loads(by_flags)
+    assert by_event["inputs"]["event"] == SGM
+    for key in ("envelope", "tpr", "mu", "advantage", "bayes", "settings"):
+        assert by_event[key] == by_flags[key]
+
+
+@pytest.mark.parametrize("tree, argv, message", [
+    ({"class_name": "NonPrivateDpEvent"}, [], "non-private event: its trade-off function is 0"),
+    ({"class_name": "ZCDpEvent", "rho": "0.5"}, [], "abstract zCDP guarantee"),
+    (LAPLACE, ["--q", "0.1"], "--event cannot be combined with --q"),
+    ({"class_name": "UnsupportedDpEvent"}, [], "Unsupported"),
+])
+def test_tradeoff_event_refusals_are_one_line_exit_2(capsys, tmp_path, tree, argv, message):
+    out_file = tmp_path / "t.json"
+    code, out, err = run(capsys, "tradeoff", "--event", _write(tmp_path, tree), *argv, "--out", out_file)
+    assert code == 2 and out == "" and message in err and err.count("\n") == 1 and not out_file.exists()

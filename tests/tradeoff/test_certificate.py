@@ -168,3 +168,90 @@ def test_every_per_epoch_envelope_field_is_verified(balls_in_bins):
     small = recompute(reseal(small))  # one count test kept: a smaller certificate, recomputed from its settings
     assert small["settings"]["envelope_lower_random_allocation"] == keep["envelope_lower_random_allocation"]
     assert assert_every_field_checked(small, recompute(small), POLICY, POLICY.compare, SCHEMA) > 20
+
+
+# -- runs read from an event tree (tradeoff --event): mechanisms beyond the Gaussian family on the same pairs ------
+
+def _event(tree):
+    from rdp_verify.events.read import from_named_tuple_json
+    from rdp_verify.tradeoff.certificate import event_run
+    return event_run(from_named_tuple_json(tree))
+
+
+LAPLACE = {"class_name": "LaplaceDpEvent", "noise_multiplier": "1"}
+MIXED = {"class_name": "ComposedDpEvent", "events": [
+    {"class_name": "SelfComposedDpEvent", "count": 20,
+     "event": {"class_name": "PoissonSampledDpEvent", "sampling_probability": "0.05",
+               "event": {"class_name": "GaussianDpEvent", "noise_multiplier": "1"}}},
+    {"class_name": "SelfComposedDpEvent", "count": 2, "event": {"class_name": "LaplaceDpEvent", "noise_multiplier": "4"}}]}
+
+
+@pytest.fixture(scope="module")
+def mixed():
+    from rdp_verify.tradeoff.certificate import certificate_of
+    from rdp_verify.tradeoff.curve import tradeoff
+    run = _event(MIXED)
+    alphas, fprs = [Fraction(1, 1000), Fraction(1, 2)], [Fraction(1, 100)]
+    trade = tradeoff(run.phases, fprs=[*alphas, *fprs], leaves=run.leaves)
+    return certificate_of(trade, alphas=alphas, fprs=fprs, run=run)
+
+
+def test_laplace_envelopes_contain_the_closed_form():
+    """One Laplace release (b = 1, sensitivity 1, ε = 1): f(α) = 1 − e·α below α = e⁻¹/2, e⁻¹/(4α) up to 1/2 and
+    e⁻¹(1 − α) beyond (Dong, Roth, Su 2022, the Laplace trade-off function, Section 2.2), evaluated in mpmath."""
+    import mpmath
+
+    from rdp_verify.tradeoff.curve import tradeoff
+    run = _event(LAPLACE)
+    alphas = [Fraction(1, 100), Fraction(1, 10), Fraction(3, 10), Fraction(1, 2), Fraction(4, 5)]
+    trade = tradeoff(run.phases, fprs=alphas, leaves=run.leaves)
+    slack = Fraction(1, 10**70)  # the reference at 80 digits, rounded to 75
+    for a in alphas:
+        with mpmath.workdps(80):
+            x, e = mpmath.mpf(a.numerator) / a.denominator, mpmath.e
+            exact = Fraction(mpmath.nstr(1 - e * x if x < 1 / (2 * e) else 1 / (4 * e * x) if x <= 0.5
+                                         else (1 - x) / e, 75))
+        low, up = trade.f(a)
+        assert low - slack <= exact <= up + slack and up - low < Fraction(1, 1000), (a, float(low), float(up))
+    # pure ε-DP: the bracket closes where f is read off a line at the largest loss (the tangent fallbacks of
+    # rdp_verify.tradeoff.envelope at a kink and at alpha = 1/2), not only to the grid's width
+    assert trade.f(Fraction(1, 10))[1] - trade.f(Fraction(1, 10))[0] < Fraction(1, 10**40)
+    assert trade.f(Fraction(1, 2))[1] - trade.f(Fraction(1, 2))[0] < Fraction(1, 10**40)
+    assert trade.mu_upper() is None and not trade.mu_exact
+
+
+def test_mixed_event_certificate_confirmed_and_every_field_checked(mixed):
+    from mutations import assert_every_field_checked
+
+    from rdp_verify.tradeoff.certificate import POLICY, SCHEMA, recompute
+    assert mixed["inputs"]["event"] == MIXED and mixed["inputs"]["neighboring_relation"] == "ADD_OR_REMOVE_ONE"
+    assert mixed["mu"]["upper"] is None and mixed["mu"]["how"].startswith("envelope, no upper end")
+    assert check_tradeoff_certificate(json.loads(json.dumps(mixed))) == []
+    assert_every_field_checked(mixed, recompute(mixed), POLICY, POLICY.compare, SCHEMA)
+
+
+@pytest.mark.parametrize("path,value", [
+    (("inputs", "event", "events", 1, "count"), 3),  # a third Laplace release: a different curve
+    (("inputs", "neighboring_relation"), "REPLACE_ONE"),
+    (("inputs", "phases"), []),  # the recorded phases must be the tree's
+])
+def test_mixed_event_tampered_and_resealed_is_broken(mixed, path, value):
+    bad = copy.deepcopy(mixed)
+    target = bad
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    from rdp_verify.foundations.inputs import Refused
+    try:  # a forged tree may be refused before any work (its recorded settings no longer fit it), else it fails
+        assert check_tradeoff_certificate(reseal(bad))
+    except Refused as exc:
+        assert "settings" in str(exc)
+
+
+def test_composition_is_no_more_private_than_its_gaussian_part(mixed):
+    """Adding Laplace releases cannot raise the trade-off function: the mixed run's proven f_low lies below the
+    DP-SGD part's proven f_up at every α (Dong, Roth, Su 2022: f of a composition ≤ f of each factor)."""
+    from rdp_verify.tradeoff.curve import tradeoff
+    alone = tradeoff(_event(MIXED).phases, fprs=[Fraction(1, 1000), Fraction(1, 2)])
+    for e in mixed["envelope"]:
+        assert Fraction(e["f_lower"]) <= alone.f(Fraction(e["alpha"]))[1]
