@@ -23,6 +23,9 @@ under ADD_OR_REMOVE_ONE and REPLACE_SPECIAL, and ``Gaussian(noise_multiplier, 2)
 **Rounding**: :mod:`rdp_verify.mechanisms.rounding` (upper: losses and masses up, mass above the range
 to +∞; lower: both down, mass below the range dropped). Φ is evaluated through erfc in Arb
 (:func:`rdp_verify.curves.gaussian.erfc_ball`), relative-accurate in the far tail.
+
+**Rényi DP** (:func:`gaussian_rdp`; Mironov 2017, *Rényi Differential Privacy*, Proposition 7):
+D_α(N(−s, σ²) ‖ N(0, σ²)) = α s²/(2σ²) for every α > 1, both orders (the pair is symmetric): an exact rational.
 """
 
 from __future__ import annotations
@@ -37,12 +40,18 @@ from ..curves.gaussian import erfc_ball
 from ..foundations.results import to_arb
 from .rounding import Cut, Mechanism, MonotonePair, check_direction, check_positive, exact_cut
 
-__all__ = ["Gaussian", "GaussianPair", "phi"]
+__all__ = ["Gaussian", "GaussianPair", "gaussian_rdp", "phi"]
 
 
 def phi(x: arb) -> arb:
     """A ball containing the standard normal CDF Φ(x) = erfc(−x/√2)/2."""
     return erfc_ball(-x / arb(2).sqrt()) / 2
+
+
+def gaussian_rdp(sigma: Fraction, sensitivity: Fraction, alpha: Fraction) -> Fraction:
+    """ε_α = α s²/(2σ²): the Rényi divergence of order α > 1 of N(−s, σ²) from N(0, σ²), either order (Mironov 2017,
+    Proposition 7). Exact rational arithmetic: nothing is rounded."""
+    return Fraction(alpha) * Fraction(sensitivity) ** 2 / (2 * Fraction(sigma) ** 2)
 
 
 class GaussianPair(MonotonePair):
@@ -91,3 +100,7 @@ class Gaussian(Mechanism):
             eps = to_arb(epsilon)
             return phi(mu / 2 - eps / mu) - eps.exp() * phi(-mu / 2 - eps / mu)
 
+    def rdp(self, alpha: Fraction) -> tuple[Fraction, Fraction]:
+        """(remove, add) Rényi divergences of order α: both α s²/(2σ²) exactly (:func:`gaussian_rdp`)."""
+        eps = gaussian_rdp(self.sigma, self.sensitivity, alpha)
+        return eps, eps

@@ -26,6 +26,15 @@ there and is not modelled here either.
 
 **Rounding**: :mod:`rdp_verify.mechanisms.rounding`. The atoms at ±ε₀ are rounded like any loss
 (upper: to h·⌈±ε₀/h⌉, lower: to h·⌊±ε₀/h⌋, exact rationals); the loss is bounded, so nothing is cut.
+
+**Rényi DP** (:func:`laplace_rdp`; Mironov 2017, *Rényi Differential Privacy*, Proposition 6, with ε₀ = s/b): for
+α > 1, both orders (the pair is symmetric),
+
+    ε_α = (1/(α − 1))·log( α/(2α − 1)·e^{(α−1)ε₀} + (α − 1)/(2α − 1)·e^{−αε₀} )
+        = ε₀ + log1p( (α − 1)·expm1(−(2α − 1)ε₀)/(2α − 1) )/(α − 1),
+
+the second form (factor e^{(α−1)ε₀} out) free of the cancellation of log S near S = 1 as α → 1. Evaluated in Arb
+from exact rationals: the ball contains ε_α.
 """
 
 from __future__ import annotations
@@ -39,7 +48,7 @@ from flint import arb, ctx, fmpq
 from ..foundations.results import to_arb
 from .rounding import ABOVE, BELOW, Cut, Mechanism, MonotonePair, check_direction, check_positive, exact_cut
 
-__all__ = ["Laplace", "LaplacePair", "laplace_cdf"]
+__all__ = ["Laplace", "LaplacePair", "laplace_cdf", "laplace_rdp"]
 
 
 def laplace_cdf(x: arb, centre: Fraction, b: Fraction) -> arb:
@@ -54,6 +63,14 @@ def laplace_cdf(x: arb, centre: Fraction, b: Fraction) -> arb:
     if left is None:
         return right
     return left if right is None else left.union(right)
+
+
+def laplace_rdp(epsilon0: Fraction, alpha: Fraction) -> arb:
+    """A ball (at the working precision) containing the Rényi divergence of order α > 1 of Lap(−s, b) from Lap(0, b),
+    ε₀ = s/b, either order: Mironov 2017, Proposition 6, in the cancellation-free form of the module docstring."""
+    a, e0 = Fraction(alpha), Fraction(epsilon0)
+    x = to_arb(a - 1) * (-to_arb(e0 * (2 * a - 1))).expm1() / to_arb(2 * a - 1)
+    return to_arb(e0) + x.log1p() / to_arb(a - 1)
 
 
 class LaplacePair(MonotonePair):
@@ -137,3 +154,8 @@ class Laplace(Mechanism):
             if epsilon <= -e0:
                 return 1 - to_arb(epsilon).exp()
             return 1 - (to_arb(epsilon - e0) / 2).exp()
+
+    def rdp(self, alpha: Fraction) -> tuple[arb, arb]:
+        """(remove, add) Rényi divergences of order α, balls at the working precision (:func:`laplace_rdp`)."""
+        eps = laplace_rdp(self.epsilon0, alpha)
+        return eps, eps

@@ -21,12 +21,23 @@ transcendental; at ratio 1 the loss is exactly 0).
 **Curve** (exact): δ(ε) = Σ_i (P_i − e^ε·Q_i)_+.
 
 **Rounding**: :mod:`rdp_verify.mechanisms.rounding`; the loss is bounded: nothing is cut.
+
+**Rényi DP** (:func:`finite_rdp`): the Rényi divergence of two finite distributions, for α > 1,
+
+    D_α(P ‖ Q) = (1/(α − 1))·log Σ_i P_i^α Q_i^{1−α}   (Rényi 1961; Mironov 2017, Definition 3),
+
+a finite sum over the outcomes (every Q_i > 0 here, since 0 < p ≤ 1). The mechanism's ε_α is the larger of
+D_α(P ‖ Q) (remove) and D_α(Q ‖ P) (add): the same under REPLACE_ONE, not under REPLACE_SPECIAL. Evaluated in Arb from
+the exact masses as log1p(Σ_i Q_i·(r_i^α − 1 − α(r_i − 1)))/(α − 1), r_i = P_i/Q_i (Σ_i Q_i(r_i − 1) = 0 exactly, and
+every term is ≥ 0: no cancellation between terms); the ball contains D_α. dp_accounting 0.6's RDP accountant
+(``_compute_randomized_response_rdp``) states the same sums.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Sequence
 
 from flint import arb, ctx
 
@@ -34,7 +45,7 @@ from ..foundations.inputs import InputError
 from ..foundations.results import to_arb
 from .rounding import FinitePair, Mechanism, check_direction, check_probability, check_whole
 
-__all__ = ["RandomizedResponse", "NEIGHBOURS"]
+__all__ = ["RandomizedResponse", "NEIGHBOURS", "finite_rdp"]
 
 NEIGHBOURS = ("replace-one", "replace-special")
 
@@ -46,6 +57,22 @@ def _positive_part(x: arb) -> arb:
     if x <= 0:
         return arb(0)
     return arb(0).union(arb(x.upper()))
+
+
+def finite_rdp(p: Sequence[Fraction], q: Sequence[Fraction], alpha: Fraction) -> arb:
+    """A ball (at the working precision) containing D_α(P ‖ Q) of two finite distributions given by exact masses
+    (each Q_i > 0, each sum 1), α > 1 (module docstring)."""
+    a = Fraction(alpha)
+    if any(b <= 0 for b in q) or sum(p) != 1 or sum(q) != 1:
+        raise InputError("finite_rdp needs two distributions with every Q_i > 0")
+    total = arb(0)
+    for x, y in zip(p, q):
+        r = Fraction(x) / Fraction(y)
+        if r == 0:  # r^α = 0: the term is Q_i·(α − 1), exactly
+            total += to_arb(Fraction(y) * (a - 1))
+        elif r != 1:
+            total += to_arb(Fraction(y)) * ((to_arb(a) * to_arb(r).log()).expm1() - to_arb(a * (r - 1)))
+    return total.log1p() / to_arb(a - 1)
 
 
 @dataclass(frozen=True)
@@ -96,3 +123,9 @@ class RandomizedResponse(Mechanism):
         with ctx.workprec(prec):
             x = to_arb(Fraction(epsilon)).exp()
             return sum((_positive_part(to_arb(a) - x * to_arb(b)) for a, b in zip(p, q)), arb(0))
+
+    def rdp(self, alpha: Fraction) -> tuple[arb, arb]:
+        """(remove, add): balls at the working precision containing D_α(P ‖ Q) and D_α(Q ‖ P) of the remove pair
+        (:func:`finite_rdp`)."""
+        p, q = self.masses()
+        return finite_rdp(p, q, alpha), finite_rdp(q, p, alpha)

@@ -8,6 +8,7 @@ from flint import ctx
 
 from rdp_verify.curves.compose import Budget, compose, delta_at
 from rdp_verify.foundations.inputs import InputError
+from rdp_verify.foundations.results import arb_to_bounded
 from rdp_verify.mechanisms.discrete_gaussian import DiscreteGaussian
 
 
@@ -68,3 +69,40 @@ def test_three_uses_bracket_the_enumeration():
 def test_bad_parameters_are_refused(bad):
     with pytest.raises(InputError):
         DiscreteGaussian(**bad)
+
+
+# -- Rényi DP (discrete_gaussian_rdp: theta functions) against mpmath sums over ℤ, and CKS 2020's bound ----------------
+
+
+def renyi_sum(sigma, s, alpha):
+    """D_α(N_Z(−s, σ²) ‖ N_Z(0, σ²)) = log Σ_x P(x)^α Q(x)^{1−α}/(α − 1), the pmfs normalised and summed over ℤ
+    by mpmath (nsum to ±∞), no theta function."""
+    with mpmath.workdps(60):
+        sg, al = mpmath.mpf(sigma.numerator) / sigma.denominator, mpmath.mpf(alpha.numerator) / alpha.denominator
+        p, q = _pmf(sg, s), _pmf(sg, 0)
+        total = mpmath.nsum(lambda x: p(x) ** al * q(x) ** (1 - al), [-mpmath.inf, mpmath.inf])
+        return mpmath.log(total) / (al - 1)
+
+
+@pytest.mark.parametrize("sigma, s, alpha", [(Fraction(1), 1, Fraction(3, 2)), (Fraction(1, 2), 2, Fraction(7, 3)),
+                                             (Fraction(1, 5), 1, Fraction(5, 2)), (Fraction(1, 20), 1, Fraction(9, 7)),
+                                             (Fraction(3), 2, Fraction(101, 10)), (Fraction(1), 3, Fraction(2)),
+                                             (Fraction(2), 1, Fraction(1) + Fraction(1, 10**7))])
+def test_renyi_dp_is_the_sum_over_the_integers_and_below_the_gaussian(sigma, s, alpha):
+    with ctx.workprec(300):
+        values = DiscreteGaussian(sigma, s).rdp(alpha)
+    remove, add = (v if isinstance(v, Fraction) else arb_to_bounded(v) for v in values)
+    assert remove == add  # symmetric
+    gaussian = alpha * s * s / (2 * sigma * sigma)  # Canonne, Kamath, Steinke 2020: never above it
+    if isinstance(remove, Fraction):  # alpha*s an integer: the ratio of theta values is 1, exactly
+        assert (alpha * s).denominator == 1 and remove == gaussian
+        lo = hi = remove
+    else:
+        assert (alpha * s).denominator != 1 and remove.upper <= gaussian
+        lo, hi = remove.lower, remove.upper
+        assert hi - lo < Fraction(1, 10**50) * hi
+    with mpmath.workdps(60):
+        ref = renyi_sum(sigma, s, alpha)
+        slack = mpmath.mpf(10) ** -40 * ref
+        assert mpmath.mpf(lo.numerator) / lo.denominator - slack <= ref <= mpmath.mpf(hi.numerator) / hi.denominator + slack
+

@@ -4,8 +4,10 @@ from fractions import Fraction
 
 import mpmath as mp
 import pytest
+from flint import ctx
 
 from rdp_verify.foundations.inputs import InputError
+from rdp_verify.foundations.results import arb_to_bounded
 from rdp_verify.mechanisms.discrete_laplace import DiscreteLaplace
 from tests.mechanisms.checks import BITS, PREC, TAIL, bracket, composed, frac_mpf, holds, read, width
 
@@ -84,3 +86,31 @@ def test_k_uses_bracket_exact_enumeration():
 def test_parameters_are_validated(a, s):
     with pytest.raises(InputError):
         DiscreteLaplace(a, s)
+
+
+# -- Rényi DP (discrete_laplace_rdp, a closed form derived in the module) against mpmath sums over ℤ ----------------
+
+
+def renyi_sum(a, s, alpha):
+    """D_α(DLap(a) − s ‖ DLap(a)) = log Σ_x P(x)^α Q(x)^{1−α}/(α − 1), summed over ℤ by mpmath (nsum to ±∞, the
+    pmf tanh(a/2)·e^{−a·|x|} written out)."""
+    with mp.workdps(50):
+        av, al = frac_mpf(a), frac_mpf(alpha)
+        pmf = lambda x: mp.tanh(av / 2) * mp.exp(-av * abs(x))  # noqa: E731
+        term = lambda x: pmf(x + s) ** al * pmf(x) ** (1 - al)  # noqa: E731
+        total = mp.nsum(term, [-mp.inf, -s]) + mp.nsum(term, [-s + 1, mp.inf])  # split at the kink
+        return mp.log(total) / (al - 1)
+
+
+@pytest.mark.parametrize("a, s, alpha", [(Fraction(1), 1, Fraction(2)), (Fraction(1, 2), 3, Fraction(5, 2)),
+                                         (Fraction(2), 5, Fraction(11, 10)), (Fraction(1, 10), 2, Fraction(40)),
+                                         (Fraction(3), 1, Fraction(1) + Fraction(1, 10**7))])
+def test_renyi_dp_is_the_sum_over_the_integers(a, s, alpha):
+    with ctx.workprec(300):
+        remove, add = (arb_to_bounded(x) for x in DiscreteLaplace(a, s).rdp(alpha))
+    assert remove == add and remove.upper <= a * s  # symmetric, and never above the pure-DP bound as
+    with mp.workdps(50):
+        ref = renyi_sum(a, s, alpha)
+        assert abs(frac_mpf(remove.value) - ref) < mp.mpf(10) ** -35 * ref
+    assert remove.upper - remove.lower < Fraction(1, 10**60) * remove.upper
+

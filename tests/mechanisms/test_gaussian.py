@@ -6,7 +6,7 @@ import mpmath as mp
 import pytest
 
 from rdp_verify.foundations.inputs import InputError
-from rdp_verify.mechanisms.gaussian import Gaussian
+from rdp_verify.mechanisms.gaussian import Gaussian, gaussian_rdp
 from tests.mechanisms.checks import (
     BITS,
     PREC,
@@ -83,3 +83,19 @@ def test_initial_step_is_a_power_of_two_near_the_tolerance():
     h = Gaussian(Fraction(2)).initial_step(Fraction(1, 100))
     assert h.numerator == 1 and h.denominator & (h.denominator - 1) == 0
     assert Fraction(1, 800) <= h <= Fraction(1, 200)
+
+
+# -- Rényi DP (gaussian_rdp, Mironov 2017 Proposition 7) against mpmath quadrature ------------------------------------
+
+
+@pytest.mark.parametrize("sigma, s, alpha", [(Fraction(1), Fraction(1), Fraction(3, 2)),
+                                             (Fraction(2), Fraction(2), Fraction(8)),
+                                             (Fraction(1, 2), Fraction(1), Fraction(5))])
+def test_renyi_dp_is_the_quadrature(sigma, s, alpha):
+    with mp.workdps(40):
+        sg, ss, a = (mp.mpf(x.numerator) / x.denominator for x in (sigma, s, alpha))
+        f = lambda x: mp.npdf(x, -ss, sg) ** a * mp.npdf(x, 0, sg) ** (1 - a)  # noqa: E731
+        ref = mp.log(mp.quad(f, [-mp.inf, -a * ss, 0, mp.inf])) / (a - 1)
+        exact = gaussian_rdp(sigma, s, alpha)
+        assert Gaussian(sigma, s).rdp(alpha) == (exact, exact)
+        assert abs(mp.mpf(exact.numerator) / exact.denominator - ref) < mp.mpf(10) ** -30

@@ -5,9 +5,11 @@ from fractions import Fraction
 
 import mpmath as mp
 import pytest
+from flint import ctx
 
 from rdp_verify.curves.compose import Budget, compose, products_needed
 from rdp_verify.foundations.inputs import InputError
+from rdp_verify.foundations.results import arb_to_bounded
 from rdp_verify.mechanisms.gaussian import Gaussian
 from rdp_verify.mechanisms.laplace import Laplace
 from tests.mechanisms.checks import (
@@ -112,3 +114,38 @@ def test_parameters_are_validated(bad):
         Laplace(bad)
     with pytest.raises(InputError):
         Laplace(Fraction(1), bad)
+
+
+# -- Rényi DP (laplace_rdp, Mironov 2017 Proposition 6) against mpmath quadrature of the divergence integral ----------
+
+
+def renyi_quadrature(b, alpha):
+    """D_α(Lap(−1, b) ‖ Lap(0, b)) = log ∫ p^α q^{1−α} dx/(α − 1), by mpmath quadrature split at the kinks."""
+    with mp.workdps(40):
+        b, a = frac_mpf(b), frac_mpf(alpha)
+        p = lambda x: mp.exp(-abs(x + 1) / b) / (2 * b)  # noqa: E731
+        q = lambda x: mp.exp(-abs(x) / b) / (2 * b)  # noqa: E731
+        integral = mp.quad(lambda x: p(x) ** a * q(x) ** (1 - a), [-mp.inf, -1, 0, mp.inf])
+        return mp.log(integral) / (a - 1)
+
+
+@pytest.mark.parametrize("b, alpha", [(Fraction(1), Fraction(3, 2)), (Fraction(1), Fraction(2)),
+                                      (Fraction(1, 2), Fraction(8)), (Fraction(20), Fraction(32)),
+                                      (Fraction(3), Fraction(1) + Fraction(1, 10**6))])
+def test_renyi_dp_contains_the_quadrature(b, alpha):
+    with ctx.workprec(200):
+        remove, add = (arb_to_bounded(x) for x in Laplace(b).rdp(alpha))
+    assert remove == add  # symmetric: the same ball
+    with mp.workdps(40):
+        ref, slack = renyi_quadrature(b, alpha), mp.mpf(10) ** -30
+        assert frac_mpf(remove.lower) - slack <= ref <= frac_mpf(remove.upper) + slack
+    assert remove.upper - remove.lower < Fraction(1, 10**50) * remove.upper
+
+
+def test_renyi_dp_matches_dp_accountings_laplace_rdp():
+    rdp = pytest.importorskip("dp_accounting.rdp.rdp_privacy_accountant")
+    for b in (Fraction(1, 3), Fraction(1), Fraction(7)):
+        for alpha in (Fraction(11, 10), Fraction(2), Fraction(50)):
+            with ctx.workprec(120):
+                ours = float(Laplace(b).rdp(alpha)[0].mid())
+            assert ours == pytest.approx(rdp._laplace_rdp(float(1 / b), float(alpha)), rel=1e-12)
