@@ -414,8 +414,15 @@ def epsilon_bracket(curves: Curves | GaussianCurve | PerEpochBounds, delta: Frac
     if isinstance(curves, (GaussianCurve, PerEpochBounds)):
         low, up = curves.epsilon_bounds(delta)
         return Bracket(low, up, {d: (low, up) for d in DIRECTIONS}, curves)
+    roots: dict[tuple[int, str], Fraction | None] = {}
+
+    def root(pld: PLD, side: str) -> Fraction | None:  # a symmetric run's two directions are one PLD: verify once
+        if (id(pld), side) not in roots:
+            roots[(id(pld), side)] = _verified_root(pld, delta, curves.prec, side)
+        return roots[(id(pld), side)]
+
     with ctx.workprec(curves.prec):
-        uppers = {d: _verified_root(curves.pld(d, "upper"), delta, curves.prec, "upper") for d in DIRECTIONS}
+        uppers = {d: root(curves.pld(d, "upper"), "upper") for d in DIRECTIONS}
         per: dict[str, tuple[Fraction, Fraction | None]] = {}
         best = Fraction(0)
         order = sorted(DIRECTIONS, key=lambda d: (uppers[d] is not None, uppers[d] or 0), reverse=True)
@@ -423,7 +430,7 @@ def epsilon_bracket(curves: Curves | GaussianCurve | PerEpochBounds, delta: Frac
             if per and uppers[d] is not None and uppers[d] <= best:
                 per[d] = (Fraction(0), uppers[d])  # this direction never decides the maximum
                 continue
-            low = _verified_root(curves.pld(d, "lower"), delta, curves.prec, "lower")
+            low = root(curves.pld(d, "lower"), "lower")
             per[d] = (low, uppers[d])
             best = max(best, low)
     lower = max(v[0] for v in per.values())
