@@ -7,6 +7,13 @@ and 500 non-members each:
 * ``canaries-mu3.csv``: mu' = 3 (seed 2026), far stronger than a 1-GDP run allows;
 * ``canaries-mu1.csv``: mu' = 1 (seed 2027), exactly what a 1-GDP run allows.
 
+One-run files (``audit --method one-run`` or ``one-run-fdp``; Steinke, Nasr, Jagielski 2023): m = 2000
+canaries, each a member independently with probability 1/2, as in a single training run:
+
+* ``canaries-one-run-mu4.csv``: mu' = 4 (seed 2028), far stronger than a 0.25-GDP run allows;
+* ``canaries-one-run-mu025.csv``: mu' = 0.25 (seed 2029), exactly what a 0.25-GDP run allows
+  (``--q 1 --sigma 8 --steps 4``).
+
 Run ``python examples/make_canaries.py`` from the repository root; Python's ``random`` gives the same
 files on every machine.
 """
@@ -23,6 +30,18 @@ def scores(mu: float, seed: int, n: int = 500) -> str:
     return "\n".join(["score,member", *rows]) + "\n"
 
 
+def one_run_scores(mu: float, seed: int, m: int = 2000) -> str:
+    """m canaries, each included with probability 1/2; score N(mu, 1) if included, else N(0, 1)."""
+    rng = random.Random(seed)
+    rows = []
+    for _ in range(m):
+        member = rng.random() < 0.5
+        rows.append(f"{rng.gauss(mu if member else 0, 1):.4f},{int(member)}")
+    return "\n".join(["score,member", *rows]) + "\n"
+
+
 if __name__ == "__main__":
     (HERE / "canaries-mu3.csv").write_text(scores(3, 2026))
     (HERE / "canaries-mu1.csv").write_text(scores(1, 2027))
+    (HERE / "canaries-one-run-mu4.csv").write_text(one_run_scores(4, 2028))
+    (HERE / "canaries-one-run-mu025.csv").write_text(one_run_scores(0.25, 2029))
