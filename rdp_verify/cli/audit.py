@@ -28,13 +28,17 @@ def _audit_one(args: tuple[Claim, int]) -> dict[str, Any]:
 
 def canary_summary(report: dict[str, Any], run: str, source: str) -> str:
     """A few human-readable lines for a canary audit."""
+    rule = ("valid for every threshold of the scores at once, even one picked after seeing them"
+            if report.get("level_rule", "any-threshold") == "any-threshold" else
+            "Bonferroni over thresholds fixed in advance")
     lines = [f"run: {run}",
              f"canaries: {report['thresholds']} threshold(s) from {source}; confidence {report['confidence']} "
-             f"(Bonferroni: each rate's Clopper-Pearson bound at level {report['bonferroni_level']})",
+             f"(each rate's Clopper-Pearson bound at level {report['bonferroni_level']}: {rule})",
              f"verdict: {report['verdict']} ({report['verdict_reason']})"]
     s = report["strongest"]
     if s is not None:
-        lines.append(f"  threshold {s['threshold']} (the largest empirical epsilon): FPR <= {s['fpr_upper']}, "
+        where = s.get("threshold", s.get("score", f"#{s.get('rank')}"))
+        lines.append(f"  threshold {where} (the largest empirical epsilon): FPR <= {s['fpr_upper']}, "
                      f"FNR <= {s['fnr_upper']}"
                      + (f" (the certified curve: FNR >= {s['certified_fnr_lower']} at that FPR)"
                         if "certified_fnr_lower" in s else ""))
@@ -56,22 +60,30 @@ def _cmd_canaries(ns: argparse.Namespace, given: dict[str, Any]) -> int:
             raise UsageError(f"--canaries cannot be combined with {flag(f)}")
     if ns.claims is not None:
         raise UsageError("--canaries cannot be combined with --claims")
+    if ns.method in ("one-run", "one-run-fdp"):
+        return _cmd_one_run(ns, given)
     confidence = parse_rational(ns.confidence if ns.confidence is not None else "0.95", "confidence")
     delta = parse_delta(ns.delta) if ns.delta is not None else None
     phases = run_phases(ns)
-    from ..tradeoff.canaries import DEFAULT_DELTA, check_confidence, read_canaries  # once the flags are read
+    from ..tradeoff.canaries import DEFAULT_DELTA, check_confidence, level_rule, read_canaries  # after the flags
     from ..tradeoff.canary_report import canary_report
 
     check_confidence(confidence)
     counts = read_canaries(ns.canaries)
+    level_rule(counts, ns.thresholds_fixed_in_advance)  # refused in one line before the run is composed
     try:  # the file's provenance, recorded in the report (its counts are what the report is checked from)
         digest = hashlib.sha256(Path(ns.canaries).read_bytes()).hexdigest()
     except OSError as exc:
         raise InputError(f"cannot read canary file {ns.canaries}: {exc.strerror}") from None
-    with workers(ns) as pool:
+    from tqdm import tqdm  # a bar on a terminal, for large files (stderr, after a second)
+
+    bar = tqdm(total=2 * len(counts), desc="auditing thresholds", unit="thr", delay=1.0, file=sys.stderr,
+               disable=len(counts) < 10**4 or not sys.stderr.isatty(), leave=False)
+    with workers(ns) as pool, bar:
         trade, report = canary_report([p for p, _ in phases], counts, confidence=confidence,
-                                      delta=DEFAULT_DELTA if delta is None else delta, file=str(ns.canaries),
-                                      sha256=digest,
+                                      delta=DEFAULT_DELTA if delta is None else delta,
+                                      fixed_in_advance=ns.thresholds_fixed_in_advance, file=str(ns.canaries),
+                                      sha256=digest, tick=bar.update,
                                       mapper=lambda fn, items: progress_map(fn, items, pool, "discretising steps"))
     if ns.out is not None:
         emit(report, ns.out)
@@ -86,6 +98,78 @@ def _cmd_canaries(ns: argparse.Namespace, given: dict[str, Any]) -> int:
         draw(trade, ns.plot, boxes + report["below_curve"])
         print(f"wrote {ns.plot}", file=sys.stderr)
     return 0 if report["verdict"] == "consistent" else 1
+
+
+def one_run_summary(report: dict[str, Any], run: str | None, source: str) -> str:
+    """A few human-readable lines for a one-run audit (rdp_verify.tradeoff.one_run)."""
+    paper = ("Steinke, Nasr, Jagielski 2023" if report["method"] == "one-run"
+             else "Mahloujifar, Melis, Chaudhuri 2024, f-DP")
+    rule = ("the thresholds fixed in advance" if report["level_rule"] == "fixed-in-advance"
+            else f"the {report['canary_count']} possible guess counts")
+    lines = [f"run: {run if run is not None else 'none given (the empirical bounds only)'}",
+             f"canaries: {report['canary_count']} from {source}, {report['thresholds']} threshold(s); method "
+             f"{report['method']} ({paper}): each threshold's test at level {report['level']} (confidence "
+             f"{report['confidence']}, Bonferroni over {rule})"]
+    if report["verdict"] is not None:
+        lines.append(f"verdict: {report['verdict']} ({report['verdict_reason']})")
+    s = report["strongest"]
+    emp = report["empirical_epsilon_lower"]
+    lines.append(f"  empirical epsilon at delta = {report['delta']}: >= {emp}"
+                 + (f" (proven: threshold {s['threshold']}, {s['correct']} of {s['guesses']} guesses correct"
+                    + (f", p-value <= {s['p_value_upper']})" if "p_value_upper" in s else ")") if s is not None
+                    else " (no threshold rejects any epsilon)"))
+    if "gdp_mu_lower" in report:
+        g = report["gaussian_epsilon_lower"]
+        lines.append(f"  Gaussian DP: mu >= {report['gdp_mu_lower']} (the run is not mu-GDP)"
+                     + ("" if g is None else f"; G_mu has epsilon >= {g} at delta = {report['delta']} (jax_privacy's "
+                                             "epsilon_one_run_fdp figure: an epsilon bound only if the run's curve "
+                                             "is Gaussian)"))
+    if "proven_epsilon" in report:
+        p = report["proven_epsilon"]
+        lines.append(f"  proven epsilon in [{p['lower']}, {p['upper'] if p['upper'] is not None else 'inf'}]")
+    lines.append(f"  assumption: {report['assumption']}")
+    return "\n".join(lines)
+
+
+def _cmd_one_run(ns: argparse.Namespace, given: dict[str, Any]) -> int:
+    """``--canaries FILE --method one-run | one-run-fdp``: with a run, bug or consistent (exit 1 / 0); without,
+    the proven empirical bounds (exit 0)."""
+    from .common import PHASE_FLAGS
+    from .dp import run_phases, run_text
+
+    if ns.plot is not None:
+        raise UsageError("--plot goes with --method clopper-pearson")
+    confidence = parse_rational(ns.confidence if ns.confidence is not None else "0.95", "confidence")
+    delta = parse_delta(ns.delta) if ns.delta is not None else None
+    phases = run_phases(ns) if any(f in given for f in PHASE_FLAGS) else None
+    from ..tradeoff.canaries import DEFAULT_DELTA, check_confidence, read_canaries  # once the flags are read
+    from ..tradeoff.one_run_report import one_run_report
+
+    check_confidence(confidence)
+    counts = read_canaries(ns.canaries)
+    from_scores = bool(getattr(counts, "from_scores", counts[0].from_scores))
+    fixed = bool(getattr(ns, "thresholds_fixed_in_advance", False))
+    if fixed and from_scores:
+        raise UsageError("thresholds read off the scores are chosen by the data: --thresholds-fixed-in-advance "
+                         "goes with counts rows (threshold,tp,fp,tn,fn)")
+    try:
+        digest = hashlib.sha256(Path(ns.canaries).read_bytes()).hexdigest()
+    except OSError as exc:
+        raise InputError(f"cannot read canary file {ns.canaries}: {exc.strerror}") from None
+    with workers(ns) as pool:
+        _, report = one_run_report(None if phases is None else [p for p, _ in phases], counts, method=ns.method,
+                                   confidence=confidence, delta=DEFAULT_DELTA if delta is None else delta,
+                                   rule="fixed-in-advance" if fixed else "any-threshold",
+                                   thresholds_from="scores" if from_scores else "counts", file=str(ns.canaries),
+                                   sha256=digest,
+                                   mapper=lambda fn, items: progress_map(fn, items, pool, "discretising steps"))
+    if ns.out is not None:
+        emit(report, ns.out)
+    if ns.json:
+        emit(report, None)
+    else:
+        print(one_run_summary(report, None if phases is None else run_text(phases), str(ns.canaries)))
+    return 1 if report["verdict"] == "bug" else 0
 
 
 def _event_claim(ns: argparse.Namespace, given: dict[str, Any]) -> tuple[Any, Claim | None]:
@@ -158,10 +242,12 @@ def cmd_audit(ns: argparse.Namespace) -> int:
         given = {}
     elif ns.neighboring_relation is not None:
         raise UsageError("--neighboring-relation goes with --event (give phases --neighbours)")
+    if ns.thresholds_fixed_in_advance and ns.canaries is None:
+        raise UsageError("--thresholds-fixed-in-advance belongs to --canaries (with counts rows)")
     if ns.canaries is not None:
         return _cmd_canaries(ns, given)
-    if ns.confidence is not None or ns.plot is not None:
-        raise UsageError("--confidence and --plot belong to --canaries")
+    if ns.confidence is not None or ns.plot is not None or ns.method is not None:
+        raise UsageError("--confidence, --method and --plot belong to --canaries")
     dps = parse_dps(ns.dps)
     if event_claim is not None:
         claims = [event_claim]
@@ -232,11 +318,31 @@ def register(subparsers: Any) -> None:
             "\n"
             "Canary attacks: --canaries FILE holds an empirical membership attack against the run's certified\n"
             "trade-off curve (rdp-verify tradeoff): a CSV of score,member (one row per canary) or of\n"
-            "threshold,tp,fp,tn,fn. Each threshold gets exact Clopper-Pearson bounds on its FPR and FNR\n"
-            "(Bonferroni over thresholds, at --confidence); bug when some threshold's box lies below the\n"
-            "certified curve, else consistent; with the empirical epsilon lower bound at --delta (default\n"
-            "1e-5) beside the proven epsilon. Canaries are assumed to be independent trials.\n"
+            "threshold,tp,fp,tn,fn. Each threshold gets exact Clopper-Pearson bounds on its FPR and FNR at a\n"
+            "level valid for every threshold of one attack's scores at once, even one picked after seeing\n"
+            "them: gamma/(2 max(m, members, non-members)), 1 - gamma the --confidence, m thresholds. Counts\n"
+            "rows must then be thresholds of one list of scores (the same canaries in every row, counts\n"
+            "nested), else they are refused; --thresholds-fixed-in-advance (counts rows only) says every\n"
+            "threshold was fixed before the canaries were scored, for the Bonferroni level gamma/(2m)\n"
+            "(picking the best-looking threshold after seeing the scores breaks it). bug when some\n"
+            "threshold's box lies below the certified curve, else consistent; with the empirical epsilon\n"
+            "lower bound at --delta (default 1e-5) beside the proven epsilon. Canaries are assumed to be\n"
+            "independent trials. A bar on stderr follows large files on a terminal.\n"
             "  rdp-verify audit --q 1 --sigma 2 --steps 4 --canaries examples/canaries.csv\n"
+            "\n"
+            "One-run audits (--method one-run | one-run-fdp; Steinke, Nasr, Jagielski 2023 and Mahloujifar,\n"
+            "Melis, Chaudhuri 2024): the canaries were all in ONE training run, each included independently\n"
+            "with probability 1/2, the bits drawn before training and hidden from the attack. That is\n"
+            "assumed, not checked: the file shows only scores and 0/1 labels. The attack guesses member at\n"
+            "every threshold; each threshold's test gets level (1 - confidence)/m, m canaries (Bonferroni over\n"
+            "the m possible guess counts; counts rows: nested, or --thresholds-fixed-in-advance). one-run\n"
+            "tests (epsilon, delta)-DP by the paper's p-value, proven in Arb; one-run-fdp runs the f-DP\n"
+            "recursion against f_{eps,delta}, against G_mu and, with a run, against its certified envelope.\n"
+            "With a run: bug (exit 1) when some threshold rejects the run's certified guarantee, else\n"
+            "consistent; without: the proven empirical epsilon (exit 0). The 2*m*delta term of the (eps,\n"
+            "delta) test needs delta far below 1/m^2: use a small --delta.\n"
+            "  rdp-verify audit --q 1 --sigma 8 --steps 4 --delta 1e-7 --method one-run \\\n"
+            "  --canaries examples/canaries-one-run-mu4.csv\n"
             "\n"
             "Exit codes: 0 every claim holds (canaries: consistent), 1 a claim is violated, unsupported or\n"
             "inconclusive (canaries: bug), 2 bad input."
@@ -263,6 +369,14 @@ def register(subparsers: Any) -> None:
                           help="CSV of score,member or threshold,tp,fp,tn,fn: bug or consistent against the run's "
                                "certified trade-off curve")
     canaries.add_argument("--confidence", help="confidence of the verdict and of the empirical epsilon (default 0.95)")
+    canaries.add_argument("--thresholds-fixed-in-advance", action="store_true",
+                          help="counts rows only: every threshold was fixed before the canaries were scored (none "
+                               "picked after seeing the data), so each row's bounds get the Bonferroni level "
+                               "gamma/(2m); without it the level holds for any threshold the data could have picked")
+    canaries.add_argument("--method", choices=("clopper-pearson", "one-run", "one-run-fdp"),
+                          help="clopper-pearson (default): canaries are independent trials, one per training run; "
+                               "one-run, one-run-fdp: all canaries in ONE run, each included independently with "
+                               "probability 1/2 (the run may be omitted: then only the empirical bounds)")
     p.add_output("--plot", kind="plot", metavar="FILE",
                         help="draw the certified trade-off band with the attack's confidence boxes")
     p.add_argument("--json", action="store_true", help="print the full JSON report (a list with --claims)")

@@ -72,13 +72,17 @@ def _checks() -> dict[str, tuple[Callable[[Any], list[str]], Any]]:
     from ..tradeoff.certificate import FORMAT as TRADEOFF_FORMAT
     from ..tradeoff.certificate import POLICY as TRADEOFF_POLICY
     from ..tradeoff.certificate import check_tradeoff_certificate
+    from ..tradeoff.one_run_report import FORMAT as ONE_RUN_FORMAT
+    from ..tradeoff.one_run_report import POLICY as ONE_RUN_POLICY
+    from ..tradeoff.one_run_report import check_one_run_report
 
     return {FORMAT: (check_certificate, POLICY), CALIBRATION_FORMAT: (check_calibration, CALIBRATION_POLICY),
             CDP_FORMAT: (check_claim, CDP_POLICY), RUN_FORMAT: (check_run_certificate, RUN_POLICY),
             TRADEOFF_FORMAT: (check_tradeoff_certificate, TRADEOFF_POLICY),
             AUDIT_FORMAT: (check_audit_report, AUDIT_POLICY), CANARY_FORMAT: (check_canary_report, CANARY_POLICY),
             RDP_TABLE_FORMAT: (check_rdp_table, RDP_TABLE_POLICY),
-            EVENT_FORMAT: (check_event_certificate, EVENT_POLICY)}
+            EVENT_FORMAT: (check_event_certificate, EVENT_POLICY),
+            ONE_RUN_FORMAT: (check_one_run_report, ONE_RUN_POLICY)}
 
 
 def _format(cert: Any) -> str:
@@ -164,6 +168,7 @@ def _check_any(cert: Any) -> list[str]:
 
 # what the confirmed line calls a sealed file of each format (certificates otherwise)
 _NOUNS = {"rdp_verify audit": "audit report", "rdp_verify canary audit": "canary audit report",
+          "rdp_verify one-run audit": "one-run audit report",
           "rdp_verify rdp table": "RDP table"}
 
 

@@ -101,7 +101,7 @@ __all__ = ["one_run_p_value_upper", "one_run_p_value_float", "EpsDeltaCurve", "G
            "fdp_rejects", "fdp_objective_float", "Guesses", "Found", "epsilon_one_run_lower",
            "epsilon_one_run_fdp_lower", "mu_one_run_fdp_lower", "one_run_rejects", "fdp_run_rejects",
            "hull_from_envelope", "gaussian_epsilon_lower", "SCREEN_MARGIN", "audit_one_run", "one_run_level",
-           "METHODS", "ASSUMPTION"]
+           "METHODS", "ASSUMPTION", "check_chain"]
 
 _PREC = 128
 SCREEN_MARGIN = 1e-6  # double-precision screens keep candidates within this relative margin of the level
@@ -716,6 +716,20 @@ ASSUMPTION = ("each canary was included in the one training run independently wi
 _EPS_DIGITS = 6
 
 
+def check_chain(g: Guesses) -> None:
+    """Thresholds under the ``any-threshold`` rule must be one attack's thresholds on one list of scores: guesses
+    and correct and wrong guesses all grow (or all fall) from row to row; else one line (InputError)."""
+    if len(g.n_guess) < 2:
+        return
+    wrong = g.n_guess - g.n_correct
+    for sign in (1, -1):
+        if (np.all(sign * np.diff(g.n_guess) > 0) and np.all(sign * np.diff(g.n_correct) >= 0)
+                and np.all(sign * np.diff(wrong) >= 0)):
+            return
+    raise InputError("counts rows that are not the nested thresholds of one list of scores have no level over all "
+                     "thresholds: give the scores, or say --thresholds-fixed-in-advance")
+
+
 def one_run_level(g: Guesses, confidence: Fraction, rule: str) -> Fraction:
     """The level of each threshold's test (module docstring): γ/m over the m possible guess counts
     (``any-threshold``: scores, or counts rows that are one list's thresholds), γ/rows (``fixed-in-advance``)."""
@@ -739,7 +753,7 @@ def _guess_json(g: Guesses, found: Found) -> dict[str, Any]:
     return out
 
 
-def audit_one_run(trade: Any | None, counts: Sequence[Any], *, method: str, confidence: Fraction,
+def audit_one_run(trade: Any | None, counts: Sequence[Any] | Guesses, *, method: str, confidence: Fraction,
                   delta: Fraction, rule: str = "any-threshold") -> dict[str, Any]:
     """A one-run audit of ``counts`` (module docstring): the proven empirical bounds, and with ``trade`` (a
     :class:`~rdp_verify.tradeoff.curve.TradeOff`) the verdict against the run: ``bug`` when some threshold
@@ -753,13 +767,15 @@ def audit_one_run(trade: Any | None, counts: Sequence[Any], *, method: str, conf
         raise InputError(f"unknown one-run method {method!r}: {', '.join(METHODS)}")
     confidence = check_confidence(confidence)
     delta = _check_eps_delta(0, delta)[1]
-    g = Guesses.from_counts(counts)
+    g = counts if isinstance(counts, Guesses) else Guesses.from_counts(counts)
+    if rule == "any-threshold":
+        check_chain(g)
     level = one_run_level(g, confidence, rule)
     report: dict[str, Any] = {
         "method": method,
         "confidence": fraction_text(confidence),
         "thresholds": len(g.n_guess),
-        "canaries": g.m,
+        "canary_count": g.m,
         "level_rule": rule,
         "level": fraction_text(level),
         "assumption": ASSUMPTION,

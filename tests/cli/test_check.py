@@ -73,8 +73,8 @@ def test_an_rdp_table_is_confirmed(capsys, tmp_path):
 
 
 KNOWN = ("known formats: rdp_verify audit, rdp_verify calibration, rdp_verify canary audit, rdp_verify cdp claim, "
-         "rdp_verify certificate, rdp_verify event privacy curve, rdp_verify privacy curve, rdp_verify rdp table, "
-         "rdp_verify trade-off curve)")
+         "rdp_verify certificate, rdp_verify event privacy curve, rdp_verify one-run audit, rdp_verify privacy curve, "
+         "rdp_verify rdp table, rdp_verify trade-off curve)")
 
 
 @pytest.mark.parametrize("content, message", [

@@ -227,3 +227,68 @@ def test_bad_input_is_refused():
 
     with pytest.raises(InputError, match="same canaries"):
         o.Guesses.from_counts([Counts("1", 3, 1, 4, 2), Counts("0", 5, 5, 0, 1)])
+
+
+# ------------------------------------------------------------------------------------------------------
+# the command line and the sealed report
+
+
+def cli(capsys, *argv):
+    from rdp_verify.cli import main
+
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+QUARTER = ["--q", "1", "--sigma", "8", "--steps", "4", "--delta", "1e-7"]
+
+
+@pytest.mark.parametrize("name, code", [("canaries-one-run-mu4.csv", 1), ("canaries-one-run-mu025.csv", 0)])
+def test_cli_exit_codes_and_the_report_checks(capsys, tmp_path, name, code):
+    path = tmp_path / "r.json"
+    got, out, _ = cli(capsys, "audit", *QUARTER, "--method", "one-run", "--canaries", f"examples/{name}",
+                      "--out", str(path))
+    assert got == code and ("verdict: bug" in out) == (code == 1)
+    checked, report, err = cli(capsys, "check", str(path))
+    assert checked == 0 and "confirmed (1 one-run audit report" in report and err == ""
+
+
+def test_a_forged_report_fails_its_check(capsys, tmp_path):
+    import json
+
+    from rdp_verify.certificates.certificate import content_hash
+
+    path = tmp_path / "r.json"
+    cli(capsys, "audit", "--delta", "1e-7", "--method", "one-run", "--canaries", "examples/canaries-one-run-mu4.csv",
+        "--out", str(path))
+    report = json.loads(path.read_text())
+    assert report["run"] is None and report["verdict"] is None
+    report["empirical_epsilon_lower"] = "5"  # claims more than the guesses show
+    report["content_hash"] = content_hash(report)
+    path.write_text(json.dumps(report))
+    code, out, _ = cli(capsys, "check", str(path))
+    assert code == 1 and "empirical_epsilon_lower" in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["audit", "--method", "one-run", *QUARTER[:6]], "--method"),
+    (["audit", *QUARTER, "--method", "one-run", "--canaries", "examples/canaries-one-run-mu4.csv", "--plot", "p.png"],
+     "--plot goes with --method clopper-pearson"),
+    (["audit", *QUARTER, "--method", "one-run", "--canaries", "examples/canaries-one-run-mu4.csv", "--confidence", "2"],
+     "confidence 2 must lie strictly between 0 and 1"),
+])
+def test_cli_refusals(capsys, argv, message):
+    code, _, err = cli(capsys, *argv)
+    assert code == 2 and message in err and err.count("\n") == 1
+
+
+def test_counts_rows_not_nested_are_refused_unless_fixed_in_advance(tmp_path):
+    from rdp_verify.tradeoff.canaries import Counts
+
+    rows = [Counts("a", 30, 5, 45, 20), Counts("b", 10, 1, 49, 40), Counts("c", 40, 30, 20, 10)]
+    with pytest.raises(InputError, match="fixed-in-advance"):
+        o.audit_one_run(None, rows, method="one-run", confidence=Fraction(95, 100), delta=Fraction(1, 10**6))
+    report = o.audit_one_run(None, rows, method="one-run", confidence=Fraction(95, 100), delta=Fraction(1, 10**6),
+                             rule="fixed-in-advance")
+    assert report["level"] == "1/60"  # 0.05 over the 3 rows
