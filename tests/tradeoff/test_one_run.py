@@ -213,7 +213,7 @@ def test_without_a_run_only_the_bounds(run_quarter):
     assert report["verdict"] is None and Fraction(report["empirical_epsilon_lower"]) > 1
     # the reported epsilon is proven at the named threshold, independently re-checked here in 60 digits
     s = report["strongest"]
-    ref = mp_p_value(report["canaries"], s["guesses"], s["correct"], Fraction(report["empirical_epsilon_lower"]),
+    ref = mp_p_value(report["canary_count"], s["guesses"], s["correct"], Fraction(report["empirical_epsilon_lower"]),
                      Fraction(1, 10**7))
     assert ref <= mp.mpf(1) / 40000
 
