@@ -21,7 +21,8 @@ ALLOWED = {
     "curves": {"accounting", "certificates", "methods", "foundations"},
     "mechanisms": {"curves", "foundations"},  # one module per mechanism: proven PLDs fed to curves.compose
     "privacy_curve": {"events", "mechanisms", "curves", "accounting", "certificates", "methods", "foundations"},
-    "audit": {"curves", "accounting", "certificates", "methods", "foundations"},
+    "audit": {"privacy_curve", "events", "curves", "accounting", "certificates", "methods",
+              "foundations"},  # rdp_table: the RDP of event trees (privacy_curve.rdp)
     "reference": {"privacy_curve", "events", "mechanisms", "curves", "accounting", "certificates", "methods",
                   "foundations"},
     "tightness": {"certificates", "methods", "foundations"},

@@ -20,7 +20,8 @@ from rdp_verify.cli import main
 # what the outputs are). Paths under tmp_path are not read: the command never runs.
 BASE: dict[tuple[str, ...], list[list[str]]] = {
     ("certify",): [["--q", "0.001,0.01,0.1", "--sigma", "0.5,1,4", "--alpha", "1.5,2,8,32,128", "--dps", "60"]],
-    ("rdp",): [["--q", "0.01", "--sigma", "1.1", "--orders", "dp_accounting_default", "--dps", "50"]],
+    ("rdp",): [["--q", "0.01", "--sigma", "1.1", "--orders", "dp_accounting_default", "--dps", "50"],
+               ["--event", "examples/event-dpsgd-laplace.json", "--orders", "dp_accounting_default"]],
     ("dp",): [["--q", "256/60000", "--sigma", "1.1", "--steps", "1000000", "--delta", "1e-20", "--tolerance", "1e-6"]],
     ("tradeoff",): [["--q", "256/60000", "--sigma", "1.1", "--steps", "1000000", "--fpr", "1e-30"]],
     ("calibrate",): [["--target-epsilon", "1", "--delta", "1e-10", "--q", "256/60000", "--steps", "100000"]],
@@ -40,7 +41,7 @@ BASE: dict[tuple[str, ...], list[list[str]]] = {
 }
 
 # Options that name a file or directory the command READS.
-INPUTS = {("check", "file"), ("dp", "--phases"), ("dp", "--event"), ("audit", "--event"), ("tradeoff", "--phases"), ("audit", "--claims"), ("audit", "--canaries"), ("golden", "--grid"), ("golden", "--verify")}
+INPUTS = {("check", "file"), ("dp", "--phases"), ("dp", "--event"), ("audit", "--event"), ("rdp", "--event"), ("tradeoff", "--phases"), ("audit", "--claims"), ("audit", "--canaries"), ("golden", "--grid"), ("golden", "--verify")}
 
 
 class Computed(Exception):
