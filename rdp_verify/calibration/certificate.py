@@ -29,8 +29,12 @@ from ..curves.certificate import POLICY as RUN_POLICY
 from ..curves.certificate import SCHEMA as RUN_SCHEMA
 from ..curves.certificate import certificate_of
 from ..curves.certificate import compare as compare_run
+from ..events.read import from_named_tuple_json, render, to_json
 from ..foundations.inputs import fraction_text, parse_rational
-from .solve import CONVERSION, Calibration, Evaluation, Problem, calibrate
+from ..privacy_curve.certificate import POLICY as EVENT_POLICY
+from ..privacy_curve.certificate import SCHEMA as EVENT_SCHEMA
+from ..privacy_curve.certificate import certificate_of_event, compare_event
+from .solve import CONVERSION, Calibration, Evaluation, Problem, calibrate, event_text
 
 __all__ = ["FORMAT", "SCHEMA", "POLICY", "certificate", "check_calibration", "compare", "problem_of", "recompute",
            "self_consistency"]
@@ -53,11 +57,12 @@ ACCOUNTANT_TEXT = {
 
 
 _POINT = ("value", "decision", "epsilon.lower", "epsilon.upper", "tolerance")
-POLICY = FieldPolicy(
+_BASE = FieldPolicy(
     verified=(
         "format", "format_version", "mechanism",
         *(f"inputs.{key}" for key in ("solve_for", "target_epsilon", "delta", "q", "sigma", "steps", "sampler",
-                                      "neighbours", "batch_size", "dataset_size", "accountant", "digits", "tolerance")),
+                                      "neighbours", "batch_size", "dataset_size", "accountant", "digits", "tolerance",
+                                      "event.**", "neighboring_relation")),
         "grid", "range.lower", "range.upper", "accountant", "monotonicity",
         "answer", *(f"answer.{key}" for key in _POINT), "answer.order",
         "neighbour", *(f"neighbour.{key}" for key in _POINT), "neighbour.order",
@@ -68,13 +73,27 @@ POLICY = FieldPolicy(
     # from their recorded estimates): never compared with a fresh estimate's verdict
     derived=("verdict",),
     not_verified=("software.*",),
-) + RUN_POLICY.under("answer.certificate") + RUN_POLICY.under("neighbour.certificate")
+)
+POLICY = _BASE + RUN_POLICY.under("answer.certificate") + RUN_POLICY.under("neighbour.certificate")
+# calibrate --event with mechanisms beside the steps: each point embeds an event privacy-curve certificate
+EVENT_POINTS_POLICY = _BASE + EVENT_POLICY.under("answer.certificate") + EVENT_POLICY.under("neighbour.certificate")
+
+
+def _with_leaves(problem: Problem) -> bool:
+    return problem.has_leaves
+
+
+def _policy(problem: Problem) -> FieldPolicy:
+    return EVENT_POINTS_POLICY if _with_leaves(problem) else POLICY
 
 
 def _point(problem: Problem, ev: Evaluation) -> dict[str, Any]:
     out = {"value": fraction_text(ev.value), "decision": ev.decision,
            "epsilon": {"lower": ev.lower, "upper": ev.upper}, "tolerance": fraction_text(ev.tolerance)}
-    if problem.accountant == "pld":
+    if _with_leaves(problem):  # the tree at this sigma, with its other mechanisms
+        out["certificate"] = certificate_of_event(problem.run_at(ev.value), ev.result, delta=problem.delta,
+                                                  epsilon=None, tolerance=ev.tolerance)
+    elif problem.accountant == "pld":
         out["certificate"] = certificate_of(ev.result, delta=problem.delta, tolerance=ev.tolerance)
     else:
         out["order"] = fraction_text(ev.result.order)
@@ -87,8 +106,10 @@ def _inputs(problem: Problem) -> dict[str, Any]:
     kind = {} if (problem.sampler, problem.neighbours) == ("poisson", "add-remove") else {
         "sampler": problem.sampler, "neighbours": problem.neighbours,
         **({} if problem.batch_size is None else {"batch_size": problem.batch_size, "dataset_size": problem.dataset_size})}
+    tree = {} if problem.event is None else {"event": problem.event_json,
+                                             "neighboring_relation": problem.relation}
     return {"solve_for": problem.unknown, "target_epsilon": fraction_text(problem.target_epsilon),
-            "delta": fraction_text(problem.delta), **given, **kind, "accountant": problem.accountant,
+            "delta": fraction_text(problem.delta), **given, **kind, **tree, "accountant": problem.accountant,
             "digits": problem.digits, "tolerance": fraction_text(problem.tolerance)}
 
 
@@ -105,7 +126,9 @@ def certificate(cal: Calibration) -> dict[str, Any]:
     cert = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
-        "mechanism": ("adaptive composition of the Sampled Gaussian Mechanism SG_{q,sigma}, steps times "
+        "mechanism": (f"{render(from_named_tuple_json(p.event_json))}; {p.relation}; the noise multiplier of every "
+                      "Gaussian mechanism replaced by the sigma solved for" if p.event is not None else
+                      "adaptive composition of the Sampled Gaussian Mechanism SG_{q,sigma}, steps times "
                       "(Poisson sampling, add/remove-one, l2-sensitivity 1)"
                       if (p.sampler, p.neighbours) == ("poisson", "add-remove") else
                       f"adaptive composition of noisy clipped-gradient sums, steps times, batches drawn by {p.sampler}, "
@@ -132,12 +155,14 @@ def problem_of(inputs: dict[str, Any]) -> Problem:
         return parse_rational(inputs[key], key) if key in inputs else None
 
     steps = inputs.get("steps")
+    event = None if "event" not in inputs else event_text(from_named_tuple_json(inputs["event"]))
     return Problem(inputs["solve_for"], parse_rational(inputs["target_epsilon"], "target_epsilon"),
                    parse_rational(inputs["delta"], "delta"), q=opt("q"), sigma=opt("sigma"),
                    steps=steps, accountant=inputs["accountant"], digits=inputs["digits"],
                    tolerance=parse_rational(inputs["tolerance"], "tolerance"),
                    sampler=inputs.get("sampler", "poisson"), neighbours=inputs.get("neighbours", "add-remove"),
-                   batch_size=inputs.get("batch_size"), dataset_size=inputs.get("dataset_size"))
+                   batch_size=inputs.get("batch_size"), dataset_size=inputs.get("dataset_size"),
+                   event=event, relation=inputs.get("neighboring_relation") if event is not None else None)
 
 
 def _decision(point: dict[str, Any], target: Fraction) -> str:
@@ -150,10 +175,16 @@ def _decision(point: dict[str, Any], target: Fraction) -> str:
 def _embedded(problem: Problem, name: str, point: dict[str, Any]) -> list[str]:
     """The embedded privacy-curve certificate is intact and proves the point's bracket for its run."""
     cert = point["certificate"]
-    problems = [f"{name}.certificate: {line}" for line in integrity_errors(cert, RUN_SCHEMA)]
-    run = problem.phase(Fraction(point["value"]))
-    expected = {"phases": [run.to_json()],
-                "delta": fraction_text(problem.delta), "tolerance": point["tolerance"]}
+    if _with_leaves(problem):
+        problems = [f"{name}.certificate: {line}" for line in integrity_errors(cert, EVENT_SCHEMA)]
+        expected = {"event": to_json(problem.event_at(Fraction(point["value"]))),
+                    "neighboring_relation": problem.relation,
+                    "delta": fraction_text(problem.delta), "tolerance": point["tolerance"]}
+    else:
+        problems = [f"{name}.certificate: {line}" for line in integrity_errors(cert, RUN_SCHEMA)]
+        phases, _ = problem.parts_at(Fraction(point["value"]))
+        expected = {"phases": [p.to_json() for p in phases],
+                    "delta": fraction_text(problem.delta), "tolerance": point["tolerance"]}
     if cert["inputs"] != expected:
         problems.append(f"{name}.certificate.inputs: not the run, delta and tolerance of {name}")
     if {k: cert["epsilon"][k] for k in ("lower", "upper")} != point["epsilon"]:
@@ -220,11 +251,13 @@ def recompute(cert: dict[str, Any]) -> dict[str, Any]:
 def compare(claimed: dict[str, Any], fresh: dict[str, Any]) -> list[str]:
     """``field: reason`` for each verified field of ``claimed`` that differs from its recomputation ``fresh``;
     if none does, for each claim that does not follow from the certificate's own fields."""
-    problems = POLICY.compare(claimed, fresh)
+    problem = problem_of(fresh["inputs"])
+    problems = _policy(problem).compare(claimed, fresh)
+    embedded = compare_event if _with_leaves(problem) else compare_run
     for name in ("answer", "neighbour"):  # the embedded certificates' own derived fields (verdicts, widths)
         mine, theirs = claimed.get(name), fresh.get(name)
         if not problems and isinstance(mine, dict) and isinstance(theirs, dict) and "certificate" in mine:
-            problems += [f"{name}.certificate.{line}" for line in compare_run(mine["certificate"], theirs["certificate"])]
+            problems += [f"{name}.certificate.{line}" for line in embedded(mine["certificate"], theirs["certificate"])]
     return problems or self_consistency(claimed)
 
 

@@ -56,12 +56,16 @@ neighbour's claims are the brackets reported (and re-verified by :mod:`rdp_verif
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import json
+from dataclasses import dataclass, field, fields, replace
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any, Callable
 
 from ..accounting.optimal_order import optimal_epsilon
 from ..curves.accountant import bracket
+from ..events.model import DpEvent, GaussianDpEvent, Kind
+from ..events.read import from_named_tuple_json, render, to_json
 from ..foundations.decimals import decimal_text
 from ..foundations.inputs import (
     InputError,
@@ -73,6 +77,7 @@ from ..foundations.inputs import (
 )
 from ..foundations.run import Phase
 from ..foundations.search import last_true
+from ..privacy_curve.table import Run, resolve
 from .grid import DecimalGrid
 from .options import ACCOUNTANTS, DEFAULT_TOLERANCE, domain
 
@@ -80,7 +85,7 @@ _START = {"sigma": Fraction(1), "steps": Fraction(1000), "q": Fraction(1, 100)}
 _FEASIBLE_UP = {"sigma": True, "steps": False, "q": False}  # does ε ≤ E hold for LARGER values?
 
 __all__ = ["domain", "UNKNOWNS", "ACCOUNTANTS", "CONVERSION", "DIGITS", "DEFAULT_TOLERANCE", "Problem", "Evaluation",
-           "Calibration", "calibrate", "evaluate", "epsilon_at"]
+           "Calibration", "calibrate", "evaluate", "epsilon_at", "with_sigma", "event_text"]
 
 UNKNOWNS = ("sigma", "steps", "q")
 CONVERSION = "balle2020"  # the RDP-to-(ε, δ) conversion of the rdp accountant
@@ -106,12 +111,19 @@ class Problem:
     neighbours: str = "add-remove"
     batch_size: int | None = None
     dataset_size: int | None = None
+    # calibrate --event: the tree (canonical JSON of rdp_verify.events.read.to_json) whose Gaussian noise
+    # multiplier is the unknown σ, and its neighbouring relation; its other mechanisms stay as given
+    event: str | None = None
+    relation: str | None = None
 
     def __post_init__(self) -> None:
         if self.unknown not in UNKNOWNS:
             raise InputError(f"unknown={self.unknown!r} is not one of {', '.join(UNKNOWNS)}")
         if self.accountant not in ACCOUNTANTS:
             raise InputError(f"accountant={self.accountant!r} is not one of {', '.join(ACCOUNTANTS)}")
+        if self.event is not None:  # the tree gives the run; its Gaussian noise multiplier is the unknown
+            self._check_event()
+            return
         given = {"q": self.q, "sigma": self.sigma, "steps": self.steps}
         for name, value in given.items():
             if (value is None) != (name == self.unknown):
@@ -149,6 +161,76 @@ class Problem:
     def ladder(self) -> tuple[Fraction, ...]:
         return tuple(t for t in LADDER if t > self.tolerance) + (self.tolerance,)
 
+    # -- an event tree's σ (calibrate --event) ------------------------------------------------------------
+
+    @property
+    def event_json(self) -> Any:
+        """The tree as JSON (:func:`rdp_verify.events.read.to_json`)."""
+        return json.loads(self.event)
+
+    def event_at(self, value: Fraction) -> DpEvent:
+        """The tree with every Gaussian noise multiplier set to ``value`` (σ of the run's Gaussian steps)."""
+        return with_sigma(_tree(self.event), Fraction(value))
+
+    def run_at(self, value: Fraction) -> Run:
+        """The tree at σ = ``value``, resolved (:func:`rdp_verify.privacy_curve.table.resolve`)."""
+        return resolve(self.event_at(value), self.relation)
+
+    def parts_at(self, value: Fraction) -> tuple[list[Phase], tuple[tuple[Any, int], ...]]:
+        """The run's SGM phases and other mechanisms (leaves) with the unknown at ``value``."""
+        if self.event is None:
+            return [self.phase(value)], ()
+        run = self.run_at(value)
+        return list(run.phases), run.leaves
+
+    @property
+    def has_leaves(self) -> bool:
+        """A tree with mechanisms composed as leaves (a Gaussian beside a Laplace is one): its points' certificates
+        are event certificates (:mod:`rdp_verify.privacy_curve.certificate`)."""
+        return self.event is not None and bool(self.run_at(self.range[0]).leaves)
+
+    def _check_event(self) -> None:
+        """A tree is calibrated for the noise multiplier of its Gaussian mechanisms (every ``GaussianDpEvent``, sampled
+        or not), with the pld accountant; a tree without one, a non-private tree and a zCDP guarantee are refused in
+        one line. The monotonicity of :mod:`this module <rdp_verify.calibration.solve>` holds factor by factor: adding
+        independent noise to each Gaussian output is a post-processing of the whole composition."""
+        if (self.unknown, self.accountant) != ("sigma", "pld"):
+            raise InputError("calibrate --event solves for the noise multiplier sigma of the tree's Gaussian "
+                             "mechanisms, with the pld accountant")
+        tree = _tree(self.event)
+        if with_sigma(tree, Fraction(1)) == with_sigma(tree, Fraction(2)):
+            raise InputError(f"calibrate --event: {render(tree)} has no GaussianDpEvent whose noise multiplier could "
+                             "be solved for")
+        for value in self.range:
+            run = self.run_at(value)
+            if run.non_private or run.zcdp is not None or run.empty:
+                raise InputError(f"calibrate --event: {render(run.event)} is not a run of mechanisms with a privacy "
+                                 "curve (non-private, or an abstract zCDP guarantee)")
+
+
+@lru_cache(maxsize=32)
+def _tree(text: str) -> DpEvent:
+    return from_named_tuple_json(json.loads(text))
+
+
+def event_text(event: DpEvent) -> str:
+    """The canonical JSON text of a tree (:attr:`Problem.event`)."""
+    return json.dumps(to_json(event), sort_keys=True, separators=(",", ":"))
+
+
+def with_sigma(event: DpEvent, sigma: Fraction) -> DpEvent:
+    """``event`` with the noise multiplier of every ``GaussianDpEvent`` in it set to ``sigma``."""
+    if isinstance(event, GaussianDpEvent):
+        return replace(event, noise_multiplier=sigma)
+    changes: dict[str, Any] = {}
+    for f in fields(event):
+        kind = f.metadata.get("kind")
+        if kind is Kind.EVENT:
+            changes[f.name] = with_sigma(getattr(event, f.name), sigma)
+        elif kind is Kind.EVENTS:
+            changes[f.name] = type(getattr(event, f.name))(with_sigma(e, sigma) for e in getattr(event, f.name))
+    return replace(event, **changes) if changes else event
+
 
 @dataclass(frozen=True)
 class Evaluation:
@@ -181,9 +263,9 @@ class Calibration:
 def epsilon_at(problem: Problem, value: Fraction, tolerance: Fraction) -> tuple[Fraction, Fraction | None, Any]:
     """The proven [lower, upper] of ε(δ) with the unknown at ``value`` (upper None: no finite bound), at relative
     ``tolerance``, and the accountant's result behind it: the one place the search calls an accountant."""
-    run = [problem.phase(value)]
+    run, leaves = problem.parts_at(value)
     if problem.accountant == "pld":
-        b = bracket(run, delta=problem.delta, tolerance=tolerance, coarsen=COARSEN.get(tolerance, 1))
+        b = bracket(run, delta=problem.delta, tolerance=tolerance, coarsen=COARSEN.get(tolerance, 1), leaves=leaves)
         return b.lower, b.upper, b
     opt = optimal_epsilon(run, problem.delta, CONVERSION, rtol=tolerance)
     return opt.epsilon.lower, opt.epsilon.upper, opt

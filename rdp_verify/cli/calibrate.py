@@ -10,6 +10,7 @@ from ..audit.claims import STEP_CONVENTIONS
 from ..calibration.options import ACCOUNTANTS, DEFAULT_TOLERANCE, domain
 from ..foundations.inputs import DELTA_MIN, fraction_text, parse_delta, parse_epsilon, parse_tolerance, short_text
 from .common import PHASE_FLAGS, UsageError, add_run_arguments, emit, run_from_flags
+from .dp import add_event_arguments, event_run_of
 
 if TYPE_CHECKING:
     from ..calibration.solve import Calibration, Evaluation, Problem
@@ -20,7 +21,21 @@ __all__ = ["register", "summary"]
 _GIVES = {"sigma": ("sigma",), "steps": ("steps", "epochs"), "q": ("q", "batch_size")}
 
 
+def _event_problem(ns: argparse.Namespace, run: Any) -> Problem:
+    """calibrate --event: σ of the tree's Gaussian steps, solved for beside its other mechanisms."""
+    if ns.accountant != "pld":
+        raise UsageError("--event calibrates with the pld accountant (the RDP one is the Sampled Gaussian Mechanism's)")
+    from ..calibration.solve import Problem, event_text
+
+    return Problem("sigma", parse_epsilon(ns.target_epsilon, "--target-epsilon", positive=True), parse_delta(ns.delta),
+                   accountant="pld", digits=ns.digits, tolerance=parse_tolerance(ns.tolerance),
+                   event=event_text(run.event), relation=run.relation.name)
+
+
 def _problem(ns: argparse.Namespace) -> Problem:
+    event = event_run_of(ns)
+    if event is not None:
+        return _event_problem(ns, event)
     missing = [u for u, flags in _GIVES.items() if all(getattr(ns, f) is None for f in flags)]
     if len(missing) != 1:
         raise UsageError("give two of the run's sigma, q (or --batch-size/--dataset-size) and steps (or --epochs); "
@@ -61,11 +76,18 @@ def _range(unknown: str, accountant: str) -> str:
 def summary(cal: Calibration, cert: dict[str, Any]) -> str:
     """A few human-readable lines for one calibration."""
     p = cal.problem
+    if p.event is not None:
+        return _summary_lines(cal, cert, cert["mechanism"])
     given = ", ".join(f"{k} = {fraction_text(Fraction(v))}" for k, v in
                       (("q", p.q), ("sigma", p.sigma), ("steps", p.steps)) if v is not None)
     if (p.sampler, p.neighbours) != ("poisson", "add-remove"):
         batches = "" if p.batch_size is None else f" (batch {p.batch_size} of {p.dataset_size})"
         given = f"{p.sampler}{batches}, {p.neighbours}, {given}"
+    return _summary_lines(cal, cert, given)
+
+
+def _summary_lines(cal: Calibration, cert: dict[str, Any], given: str) -> str:
+    p = cal.problem
     best = "smallest" if p.unknown == "sigma" else "largest"
     beyond = "next smaller" if p.unknown == "sigma" else "next larger"
     how = "proven privacy curve (pld)" if p.accountant == "pld" else "best proven RDP bound (rdp)"
@@ -128,6 +150,9 @@ def register(subparsers: Any) -> None:
             "\n"
             "  rdp-verify calibrate --target-epsilon 8 --delta 1e-5 --batch-size 256 --dataset-size 60000 --sigma 1.1\n"
             "\n"
+            "  rdp-verify calibrate --target-epsilon 2 --delta 1e-5 --event examples/event-dpsgd-laplace.json\n"
+            "  (the sigma of the tree's Gaussian steps, beside its other mechanisms; its value in the file is not used)\n"
+            "\n"
             f"Supported ranges searched: sigma in {_range('sigma', 'pld')} (pld) or {_range('sigma', 'rdp')} (rdp), "
             f"steps in {_range('steps', 'pld')},\n"
             f"q in {_range('q', 'pld')}. If the range's best end (smallest sigma, largest steps or q) meets the target,\n"
@@ -143,6 +168,7 @@ def register(subparsers: Any) -> None:
     )
     run = p.add_argument_group("the run: give two of sigma, q and steps (the third is solved for)")
     add_run_arguments(run, "number of SGM steps (whole number >= 1)", STEP_CONVENTIONS)
+    add_event_arguments(run)
     p.add_argument("--target-epsilon", dest="target_epsilon", required=True, help="the target epsilon (> 0)")
     p.add_argument("--delta", required=True, help=f"delta in [{short_text(DELTA_MIN)}, 1)")
     p.add_argument("--accountant", choices=ACCOUNTANTS, default="pld",

@@ -272,6 +272,8 @@ def initial_step(phases: Sequence[Phase], tail: Fraction, leaves: Sequence[tuple
     if not phases:  # many uses: the composed loss spreads like √(Σ n·scale²); keep its first grid within MAX_GRID
         spread = math.sqrt(sum(count * float(leaf.loss_scale()) ** 2 for leaf, count in leaves))
         h = max(h, Fraction(40 * spread / MAX_GRID))
+    elif leaves:  # SGM steps whose loss is tiny (a huge sigma) beside a leaf: its own grid must still fit
+        h = max(h, max(16 * Fraction(leaf.loss_scale()) for leaf, _ in leaves) / MAX_GRID)
     return _nice_below(h)
 
 

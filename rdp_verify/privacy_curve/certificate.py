@@ -50,7 +50,8 @@ from ..mechanisms.rounding import MAX_POINTS
 from .table import Run, resolve
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "SCHEMA", "NotPrivate", "event_bracket", "certify_event",
-           "check_event_certificate", "POLICY", "event_settings"]
+           "check_event_certificate", "POLICY", "event_settings",
+           "certificate_of_event", "compare_event"]
 
 FORMAT = "rdp_verify event privacy curve"
 FORMAT_VERSION = 1
@@ -287,7 +288,7 @@ def recompute(cert: dict[str, Any]) -> dict[str, Any]:
     return certificate_of_event(run, result, delta=delta, epsilon=epsilon, tolerance=tolerance)
 
 
-def _compare(claimed: dict[str, Any], fresh: dict[str, Any]) -> list[str]:
+def compare_event(claimed: dict[str, Any], fresh: dict[str, Any]) -> list[str]:
     problems = POLICY.compare(claimed, fresh)
     if problems:
         return problems
@@ -310,4 +311,4 @@ def _compare(claimed: dict[str, Any], fresh: dict[str, Any]) -> list[str]:
 
 def check_event_certificate(cert: Any) -> list[str]:
     """``field: reason`` lines, empty when every field but :data:`NOT_VERIFIED` was recomputed and confirmed."""
-    return check_against(cert, SCHEMA, recompute, _compare)
+    return check_against(cert, SCHEMA, recompute, compare_event)

@@ -35,10 +35,10 @@ from ..curves.certificate import (
 from ..curves.gaussian import GaussianCurve
 from ..curves.options import DEFAULT_TOLERANCE
 from ..curves.per_epoch import PerEpochBounds
+from ..events.read import from_named_tuple_json, render, to_json
 from ..foundations.decimals import decimal_text
 from ..foundations.inputs import InputError, check_tolerance, fraction_text, parse_rational
 from ..foundations.run import Phase, run_family
-from ..events.read import from_named_tuple_json, render, to_json
 from ..privacy_curve.certificate import PROOFS as EVENT_PROOFS
 from ..privacy_curve.certificate import event_settings
 from ..privacy_curve.table import Run, resolve

@@ -153,3 +153,64 @@ def test_calibration_refuses_what_it_cannot_solve(problem, message):
     unknown = problem.pop("unknown")
     with pytest.raises(ValueError, match=message):
         Problem(unknown, Fraction(2), DELTA, **problem)
+
+
+# -- calibrate --event: the noise multiplier of a tree's Gaussian mechanisms, beside a Laplace release --------------
+
+GAUSS_LAPLACE = {"class_name": "ComposedDpEvent", "events": [
+    {"class_name": "SelfComposedDpEvent", "count": 4, "event": {"class_name": "GaussianDpEvent", "noise_multiplier": "1"}},
+    {"class_name": "LaplaceDpEvent", "noise_multiplier": "2"}]}
+
+
+def gauss_laplace_delta(epsilon, sigma, b=2, uses=4):
+    """δ(ε) of 4 x Gaussian(σ) composed with Laplace(b), by mpmath: H_{e^ε}(P_G×P_L‖Q_G×Q_L) = E_{y~P_L}[δ_G(ε − L(y))]
+    with δ_G of the μ = 2/σ Gaussian (Balle & Wang 2018, Theorem 8, valid at negative arguments too) and the Laplace
+    pair Lap(−1, b) vs Lap(0, b): L = 1/b with mass 1/2, −1/b with mass e^{−1/b}/2, −(2x + 1)/b on x ∈ (−1, 0)."""
+    mu, e0, eps = mpmath.sqrt(uses) / sigma, mpmath.mpf(1) / b, mpmath.mpf(epsilon)
+    d = gaussian_delta(eps - e0, mu) / 2 + mpmath.exp(-e0) / 2 * gaussian_delta(eps + e0, mu)
+    return d + mpmath.quad(lambda x: mpmath.exp(-(x + 1) / b) / (2 * b) * gaussian_delta(eps + (2 * x + 1) / b, mu),
+                           [-1, 0])
+
+
+@pytest.fixture(scope="module")
+def event_cert():
+    from rdp_verify.calibration.solve import event_text
+    from rdp_verify.events.read import from_named_tuple_json
+    tree = event_text(from_named_tuple_json(GAUSS_LAPLACE))
+    return certificate(calibrate(Problem("sigma", Fraction(3), DELTA, digits=2, event=tree, relation="ADD_OR_REMOVE_ONE")))
+
+
+def test_event_calibration_is_the_independent_answer(event_cert):
+    """The answer meets the target and its neighbour does not, by the independent δ of the composition (mpmath):
+    δ(3) = 7.96e-6 ≤ 1e-5 at σ = 3.2 and 1.42e-5 > 1e-5 at σ = 3.1."""
+    answer, neighbour = Fraction(event_cert["answer"]["value"]), Fraction(event_cert["neighbour"]["value"])
+    assert (answer, neighbour) == (Fraction(16, 5), Fraction(31, 10)) and event_cert["verdict"] == "calibrated"
+    with mpmath.workdps(30):
+        assert gauss_laplace_delta(3, mpmath.mpf(answer.numerator) / answer.denominator) <= mpmath.mpf(10) ** -5
+        assert gauss_laplace_delta(3, mpmath.mpf(neighbour.numerator) / neighbour.denominator) > mpmath.mpf(10) ** -5
+    embedded = event_cert["answer"]["certificate"]
+    assert embedded["format"] == "rdp_verify event privacy curve" and embedded["inputs"]["event"]["events"][0]["event"] \
+        == {"class_name": "GaussianDpEvent", "noise_multiplier": "3.2"}
+
+
+def test_event_calibration_is_checked_field_by_field(event_cert):
+    from rdp_verify.calibration.certificate import EVENT_POINTS_POLICY
+    assert event_cert["inputs"]["event"] == GAUSS_LAPLACE
+    assert check_calibration(event_cert) == []
+    assert assert_every_field_checked(event_cert, recompute(event_cert), EVENT_POINTS_POLICY, compare, SCHEMA) > 90
+    forged = edited(event_cert, "inputs.event.events.1.noise_multiplier", "3")  # a different Laplace release
+    assert check_calibration(forged)
+
+
+@pytest.mark.parametrize("tree, message", [
+    ({"class_name": "LaplaceDpEvent", "noise_multiplier": "1"}, "no GaussianDpEvent"),
+    ({"class_name": "ComposedDpEvent", "events": [{"class_name": "GaussianDpEvent", "noise_multiplier": "1"},
+                                                  {"class_name": "NonPrivateDpEvent"}]},
+     "not a run of mechanisms with a privacy curve"),
+])
+def test_event_calibration_refusals(tree, message):
+    from rdp_verify.calibration.solve import event_text
+    from rdp_verify.events.read import from_named_tuple_json
+    from rdp_verify.foundations.inputs import InputError
+    with pytest.raises(InputError, match=message):
+        Problem("sigma", Fraction(3), DELTA, event=event_text(from_named_tuple_json(tree)), relation="ADD_OR_REMOVE_ONE")

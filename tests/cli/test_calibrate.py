@@ -117,3 +117,32 @@ def test_bad_input_is_one_line_exit_2_and_nothing_written(args, message, tmp_pat
     captured = capsys.readouterr()
     assert captured.out == "" and message in captured.err and captured.err.count("\n") == 1
     assert list(tmp_path.iterdir()) == []
+
+
+def test_event_calibration_from_the_command_line(tmp_path, capsys):
+    """calibrate --event: sigma of the tree's Gaussian mechanisms beside a Laplace release (the answer is checked
+    against an independent mpmath computation in tests/calibration/test_certificate.py); check confirms it."""
+    tree = tmp_path / "tree.json"
+    tree.write_text(json.dumps({"class_name": "ComposedDpEvent", "events": [
+        {"class_name": "SelfComposedDpEvent", "count": 4,
+         "event": {"class_name": "GaussianDpEvent", "noise_multiplier": "1"}},
+        {"class_name": "LaplaceDpEvent", "noise_multiplier": "2"}]}))
+    out = tmp_path / "cal.json"
+    code = main(["calibrate", "--target-epsilon", "3", "--delta", "1e-5", "--event", str(tree), "--digits", "1",
+                 "--out", str(out)])
+    text = capsys.readouterr().out
+    assert code == 0 and text.startswith("run: 4 x Gaussian(sigma=1) + Laplace(b=2); ADD_OR_REMOVE_ONE; the noise")
+    assert "answer: sigma = 4: epsilon in [" in text and "next smaller grid value: sigma = 3: epsilon in [" in text
+    assert main(["check", str(out)]) == 0
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--accountant", "rdp"], "--event calibrates with the pld accountant"),
+    (["--q", "0.1"], "--event cannot be combined with --q"),
+])
+def test_event_calibration_refusals(tmp_path, capsys, extra, message):
+    tree = tmp_path / "tree.json"
+    tree.write_text(json.dumps({"class_name": "GaussianDpEvent", "noise_multiplier": "1"}))
+    code = main(["calibrate", "--target-epsilon", "3", "--delta", "1e-5", "--event", str(tree), *extra])
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and err.count("\n") == 1
