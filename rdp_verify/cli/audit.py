@@ -120,7 +120,8 @@ def one_run_summary(report: dict[str, Any], run: str | None, source: str) -> str
                     else " (no threshold rejects any epsilon)"))
     if "gdp_mu_lower" in report:
         g = report["gaussian_epsilon_lower"]
-        lines.append(f"  Gaussian DP: mu >= {report['gdp_mu_lower']} (the run is not mu-GDP)"
+        lines.append("  Gaussian DP: no threshold rejects any mu" if report["gdp_mu_lower"] == "0" else
+                     f"  Gaussian DP: mu >= {report['gdp_mu_lower']} (the run is not mu-GDP for any smaller mu)"
                      + ("" if g is None else f"; G_mu has epsilon >= {g} at delta = {report['delta']} (jax_privacy's "
                                              "epsilon_one_run_fdp figure: an epsilon bound only if the run's curve "
                                              "is Gaussian)"))
