@@ -83,8 +83,7 @@ def event_rdp_table(event: Any, relation: Any, orders: Sequence[Fraction], name:
 
     result = event_rdp(event, relation, orders, dps)
     if result.non_private:
-        raise NotPrivate(f"{render(event)} holds a non-private event (a NonPrivateDpEvent or a zero noise parameter): "
-                         "epsilon_alpha = inf at every order")
+        raise NotPrivate(f"{render(event)} holds a non-private event (a NonPrivateDpEvent or a zero noise parameter)")
     return seal({
         "format": FORMAT,
         "format_version": EVENT_FORMAT_VERSION,

@@ -22,10 +22,14 @@ from .dp import add_event_arguments
 __all__ = ["register"]
 
 
+def _count(n: int) -> str:
+    return f"{n} order{'s' if n != 1 else ''}"
+
+
 def _event_lines(table: dict[str, Any], name: str | None, digits: int) -> list[str]:
     """The human-readable event table: the run, its components and their sources, the rows, the proof."""
     rows, comps = table["rows"], table["components"]
-    lines = [f"proven RDP of {table['mechanism']}; {table['inputs']['neighboring_relation']}; {len(rows)} orders"
+    lines = [f"proven RDP of {table['mechanism']}; {table['inputs']['neighboring_relation']}; {_count(len(rows))}"
              + (f" ({name})" if name else "") + ":"]
     for c in comps:
         lines += textwrap.wrap(f"{c['uses']} x {c['component']}: {c['bound']}; {c['source']}", 100,
@@ -64,8 +68,8 @@ def _cmd_event(ns: argparse.Namespace) -> int:
         return 1
     except NotPrivate as exc:
         relation = ns.neighboring_relation or "ADD_OR_REMOVE_ONE"
-        print(f"proven RDP of {render(event)}; {relation}; {len(orders)} orders" + (f" ({name})" if name else "") + ":")
-        print(f"epsilon_alpha = inf at every order: not private ({exc}; no table is written)")
+        print(f"proven RDP of {render(event)}; {relation}; {_count(len(orders))}" + (f" ({name})" if name else "") + ":")
+        print(f"epsilon_alpha = inf at every order: not private ({exc}); no table is written")
         return 3
     if ns.out is not None:
         emit(table, ns.out)

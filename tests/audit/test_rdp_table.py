@@ -69,7 +69,7 @@ def test_the_versions_do_not_mix(table):
 
 
 def test_non_private_and_refused_trees_write_no_table():
-    with pytest.raises(table_module.NotPrivate, match="inf at every order"):
+    with pytest.raises(table_module.NotPrivate, match="holds a non-private event"):
         table_module.event_rdp_table(m.ComposedDpEvent([TREE, m.NonPrivateDpEvent()]), None, ORDERS, None, 20, 12)
     with pytest.raises(UnsupportedEvent, match="MixtureOfGaussiansDpEvent"):
         table_module.event_rdp_table(m.MixtureOfGaussiansDpEvent(1, [1], [1]), None, ORDERS, None, 20, 12)
