@@ -37,7 +37,7 @@ by x′'s gradient) ≥ (1 − q)R pointwise, so D_∞(R ‖ Q) ≤ log(1/(1 −
 over p ∈ {1, 3/2, 2} (orders beyond the supported 10⁶ skipped; log(1/(1 − q)) rounded up in Arb). The reverse order
 is bounded the same way. Lower end: x's gradient a unit vector, x′'s and every other record's 0 is a replacement
 that realises the remove pair of SG(q, σ) itself, so ε_α(SG(q, σ)), in one order. The bracket is not tight (up to
-a factor of about 5 above and 4 below the antipodal pair's divergence at the parameters tested):
+a factor of 5.5 above and 4 below the antipodal pair's divergence at the parameters tested):
 ``rdp-verify dp --event`` brackets the privacy curve of this relation tightly through the antipodal pair of
 Lebeda et al. 2024 (:mod:`rdp_verify.curves.replace_one`), whose Rényi divergence is not enclosed here; dp_accounting's
 RDP accountant refuses PoissonSampledDpEvent under REPLACE_ONE.
