@@ -41,7 +41,8 @@ BASE: dict[tuple[str, ...], list[list[str]]] = {
 }
 
 # Options that name a file or directory the command READS.
-INPUTS = {("check", "file"), ("dp", "--phases"), ("dp", "--event"), ("audit", "--event"), ("rdp", "--event"), ("tradeoff", "--phases"), ("audit", "--claims"), ("audit", "--canaries"), ("golden", "--grid"), ("golden", "--verify")}
+INPUTS = {("check", "file"), ("dp", "--phases"), ("dp", "--event"), ("audit", "--event"), ("rdp", "--event"), ("tradeoff", "--phases"),
+          ("tradeoff", "--event"), ("calibrate", "--event"), ("compare", "--canaries"), ("audit", "--claims"), ("audit", "--canaries"), ("golden", "--grid"), ("golden", "--verify")}
 
 
 class Computed(Exception):
