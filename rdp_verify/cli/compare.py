@@ -280,8 +280,8 @@ def register(subparsers: Any) -> None:
             "give an empirical epsilon lower bound from --canaries (score,member CSV) at --delta and\n"
             "--confidence, held against the run's proven epsilon(delta) bracket: unsafe above its upper\n"
             "end (more leakage than the run has: on canaries of an honest run the estimate is wrong),\n"
-            "conservative below its lower end, exact inside. Default runs: " +
-            "; ".join(f"q={q} sigma={s} steps={t}" for q, s, t in TRADEOFF_RUNS) + "."
+            "conservative below its lower end, exact inside. Default runs:\n" +
+            "; ".join(f"q={q} sigma={s} steps={t}" for q, s, t in TRADEOFF_RUNS) + " (docs/library-authors.md)."
         ),
         epilog=("Exit codes: 0 every point exact or conservative, 1 some point unsafe or non-finite, 2 bad input.\n"
                 "Example: rdp-verify compare --against dp_accounting_rdp,opacus_rdp --jobs 2 --plot compare.png\n"

@@ -53,9 +53,10 @@ names the pip command):
     when dp_accounting's δ(ε) is.
 ``jax_privacy_clopper_pearson``, ``jax_privacy_gdp``, ``jax_privacy_one_run``, ``jax_privacy_one_run_fdp`` (jax-privacy 2.0.0, kind auditor)
     ``jax_privacy.auditing.CanaryScoreAuditor(in_scores, out_scores)`` and, with its defaults (``one_sided=True``,
-    ``threshold_strategy=Bonferroni()``), ``.epsilon_clopper_pearson(significance, delta)`` (Jagielski et al. 2020),
+    ``threshold_strategy=Bonferroni()``), ``.epsilon_clopper_pearson(significance, delta)`` (Nasr et al. 2021, arXiv 2101.04535, as cited there),
     ``.epsilon_from_gdp(significance, delta)`` (a μ from Clopper–Pearson boxes converted to ε as if the mechanism
-    were Gaussian; Nasr et al. 2023), ``.epsilon_one_run(significance, delta)`` (Steinke, Nasr, Jagielski 2023) and
+    were Gaussian; arXiv 2302.07956, 2406.04827), ``.epsilon_one_run(significance, delta)`` (Steinke, Nasr,
+    Jagielski 2023) and
     ``.epsilon_one_run_fdp(significance, delta)`` (Mahloujifar, Melis, Chaudhuri 2024). Members' scores are the
     held-in canaries, non-members' the held-out ones; scores are the nearest doubles of the file's decimals.
 
