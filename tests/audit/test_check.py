@@ -1,7 +1,9 @@
 """Sealed audit reports, canary audit reports and RDP tables: ``rdp-verify check`` repeats them and names every
 forged field (issue 27: everything written with --out can be checked)."""
 
+import json
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 from mutations import assert_every_field_checked, edited
@@ -88,17 +90,57 @@ def test_an_embedded_certificate_edited_without_its_seal_is_named(report):
 def test_a_canary_report_is_sealed_and_confirmed(canary):
     assert schema_errors(canary, canary_module.SCHEMA) == [] and canary["content_hash"] == content_hash(canary)
     assert canary["canaries"]["thresholds_from"] == "scores" and canary["thresholds"] == 5
-    # the counts recorded are those of the scores: 0.8 holds one member and one non-member
-    assert canary["canaries"]["counts"].splitlines()[1:3] == ["0.9,1,0,3,3", "0.8,2,1,2,2"]
+    # the scores' membership, highest first, one token per distinct score: 0.9 a member; 0.8 one member and one
+    # non-member; 0.5 a member; 0.3 a non-member; 0.1 one of each
+    assert canary["canaries"]["sequence"] == "1(1:1)10(1:1)" and "counts" not in canary["canaries"]
+    assert canary["level_rule"] == "any-threshold" and canary["bonferroni_level"] == "0.01"  # 0.1/(2 max(5, 4, 3))
     assert canary_module.check_canary_report(canary) == []
 
 
 def test_every_field_of_a_canary_report_is_recomputed_or_listed(canary):
     caught = assert_every_field_checked(canary, canary_module.recompute(canary), canary_module.POLICY,
                                         canary_module.POLICY.compare, canary_module.SCHEMA,
-                                        recomputed_from=("run.**", "canaries.thresholds_from", "canaries.counts",
-                                                         "confidence", "delta"))
-    assert caught > 20
+                                        recomputed_from=("run.**", "canaries.thresholds_from", "canaries.sequence",
+                                                         "confidence", "delta", "level_rule"))
+    assert caught > 15
+
+
+@pytest.mark.parametrize("path, value, problem", [
+    ("canaries.sequence", "1(1:1)10(1:1)2", "does not match"),  # the schema's tokens
+    ("canaries.sequence", "1(1:0)10(1:1)", "a tie (a:b) holds at least two canaries"),
+    ("canaries.sequence", "1111", "both members and non-members"),
+    ("level_rule", "fixed-in-advance", "chosen by the data"),
+])
+def test_a_forged_sequence_or_rule_is_refused(canary, path, value, problem):
+    problems = canary_module.check_canary_report(edited(canary, path, value))
+    assert len(problems) == 1 and problem in problems[0], problems
+
+
+def test_forged_counts_are_audited_again(canary):
+    fixed = edited(edited(canary, "canaries.thresholds_from", "counts"), "canaries.counts",
+                   "threshold,tp,fp,tn,fn\n0.5,400,0,400,0\n")
+    del fixed["canaries"]["sequence"]
+    fixed["content_hash"] = content_hash(fixed)
+    problems = canary_module.check_canary_report(fixed)
+    assert any(p.startswith("verdict: claimed \"consistent\", recomputed \"bug\"") for p in problems), problems
+
+
+V1 = json.loads((Path(__file__).resolve().parents[1] / "tradeoff" / "data" /
+                 "canary-audit-v1-before-issue-30.json").read_text())
+
+
+@pytest.mark.parametrize("i", range(len(V1)))
+def test_version_1_reports_are_still_confirmed(i):
+    """Reports written before issue 30 (every threshold's counts; counts rows at gamma/(2m); the count of boxes
+    below the curve) are re-checked as version 1 computed them, and a forgery of one is still named."""
+    report = V1[i]
+    assert report["format_version"] == 1 and canary_module.check_canary_report(report) == []
+    if len(report["canaries"]["counts"]) > 1000:
+        return  # the forgeries below on the small ones
+    other = "bug" if report["verdict"] == "consistent" else "consistent"
+    assert canary_module.check_canary_report(edited(report, "verdict", other))[0].startswith("verdict: claimed")
+    problems = canary_module.check_canary_report(edited(report, "delta", "0.1"))
+    assert any(p.startswith("proven_epsilon") for p in problems), problems
 
 
 @pytest.mark.parametrize("path, value, problem", [
@@ -106,16 +148,9 @@ def test_every_field_of_a_canary_report_is_recomputed_or_listed(canary):
     ("canaries.counts", "threshold,tp,fp,tn,fn\n0.9,1,0,3,3\n", "predicts every canary a member"),
     ("canaries.counts", "threshold,tp,fp,tn,fn\n0.1,1,0,3,3\n0.8,4,3,0,0\n", "thresholds decrease"),
 ])
-def test_counts_said_to_come_from_scores_must_be_those_of_scores(canary, path, value, problem):
-    problems = canary_module.check_canary_report(edited(canary, path, value))
+def test_version_1_counts_said_to_come_from_scores_must_be_those_of_scores(path, value, problem):
+    problems = canary_module.check_canary_report(edited(V1[0], path, value))
     assert len(problems) == 1 and problems[0].startswith("inputs: ") and problem in problems[0]
-
-
-def test_forged_counts_are_audited_again(canary):
-    fixed = edited(edited(canary, "canaries.thresholds_from", "counts"), "canaries.counts",
-                   "threshold,tp,fp,tn,fn\n0.5,400,0,400,0\n")
-    problems = canary_module.check_canary_report(fixed)
-    assert any(p.startswith("verdict: claimed \"consistent\", recomputed \"bug\"") for p in problems), problems
 
 
 def test_an_rdp_table_is_sealed_and_every_field_checked(table):

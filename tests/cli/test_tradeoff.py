@@ -76,6 +76,41 @@ def test_audit_canaries_refusals(capsys, tmp_path, text, extra, message):
     assert code == 2 and message in err and len(err.splitlines()) == 1 and not out.exists()
 
 
+@pytest.mark.parametrize("text,extra,message", [
+    ("threshold,tp,fp,tn,fn\n0,40,0,30,0\n1,20,0,31,20\n", [], "the counts rows cannot be the thresholds of one "
+     "attack's scores (the rows do not all count the same members and non-members)"),
+    ("score,member\n1,1\n0,0\n", ["--thresholds-fixed-in-advance"], "thresholds read off the scores are chosen by "
+     "the data, not fixed in advance"),
+])
+def test_the_level_rule_refusals(capsys, tmp_path, text, extra, message):
+    canaries, out = tmp_path / "c.csv", tmp_path / "r.json"
+    canaries.write_text(text)
+    code, _, err = run(capsys, "audit", *GAUSSIAN, "--canaries", str(canaries), *extra, "--out", str(out))
+    assert code == 2 and message in err and len(err.splitlines()) == 1 and not out.exists()
+
+
+def test_thresholds_fixed_in_advance(capsys, tmp_path):
+    """Issue 30: counts rows get the level valid for any threshold of the scores unless the user says the
+    thresholds were fixed in advance; the summary and the sealed report say which rule, and check repeats it."""
+    canaries, out = tmp_path / "c.csv", tmp_path / "r.json"
+    canaries.write_text("threshold,tp,fp,tn,fn\n0.5,60,10,90,40\n0.9,30,2,98,70\n")
+    code, text, _ = run(capsys, "audit", *GAUSSIAN, "--canaries", str(canaries))
+    assert code == 0 and ("at level 0.00025: valid for every threshold of the scores at once, even one picked after "
+                          "seeing them)") in text
+    code, text, _ = run(capsys, "audit", *GAUSSIAN, "--canaries", str(canaries), "--thresholds-fixed-in-advance",
+                        "--out", str(out))
+    assert code == 0 and "at level 0.0125: Bonferroni over thresholds fixed in advance)" in text
+    report = json.loads(out.read_text())
+    assert report["level_rule"] == "fixed-in-advance" and report["strongest"]["threshold"] == "0.5"
+    assert run(capsys, "check", str(out))[0] == 0
+    code, _, err = run(capsys, "audit", *GAUSSIAN, "--delta", "1e-5", "--epsilon", "1", "--thresholds-fixed-in-advance")
+    assert code == 2 and "--thresholds-fixed-in-advance belongs to --canaries" in err
+    with pytest.raises(SystemExit):
+        main(["audit", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--thresholds-fixed-in-advance" in text and "picking the best-looking threshold" in text
+
+
 def test_audit_canaries_needs_the_run(capsys):
     code, _, err = run(capsys, "audit", "--canaries", str(ROOT / "examples" / "canaries-mu1.csv"))
     assert code == 2 and err.strip() == ("rdp-verify: error: give the run (--q or --batch-size/--dataset-size, --sigma, "
