@@ -10,16 +10,23 @@ the build nor a reader needs the network. The checks, on the site built once per
 * no page's visible text (outside code) keeps a ``$`` that ``dollarmath`` did not turn into a formula;
 * in headless Chromium (Debian's ``chromium``) with every host name unresolvable, each such page ends up
   with one typeset ``mjx-container`` per formula, no MathJax error, no undefined macro (MathJax shows
-  those in red) and no raw delimiter left in its visible text.
+  those in red) and no raw delimiter left in its visible text. One browser opens every page, each in a
+  fresh tab, driven over the DevTools protocol on a pipe (``--remote-debugging-pipe``); a page's DOM is
+  read once MathJax's start-up typesetting has finished (``MathJax.startup.promise``).
 
 Without Chromium the browser test skips, unless RDP_VERIFY_REQUIRE_BROWSER=1 (tests/conftest.py).
 """
 
 from __future__ import annotations
 
+import fcntl
+import json
+import os
 import re
+import select
 import shutil
 import subprocess
+import time
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -34,7 +41,15 @@ MATH_NODE = re.compile(r'class="math notranslate nohighlight"')
 BROWSER_ARGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
                 "--host-resolver-rules=MAP * ~NOTFOUND",  # no host name resolves: nothing can be fetched
-                "--virtual-time-budget=15000")  # let MathJax's asynchronous typesetting finish
+                "--remote-debugging-pipe")  # the DevTools protocol on fds 3 (requests) and 4 (replies)
+PAGE_TIMEOUT = 180  # seconds per page: MathJax typesets a page in well under one; this only stops a hang
+# the page's DOM once MathJax has typeset it (its start-up promise settles after the first typesetting);
+# without MathJax on the page, the DOM as loaded, and the count of typeset formulas says so
+TYPESET_DOM = """(async () => {
+  const startup = window.MathJax && window.MathJax.startup;
+  if (startup && startup.promise) await startup.promise;
+  return document.documentElement.outerHTML;
+})()"""
 
 
 class VisibleText(HTMLParser):
@@ -100,23 +115,127 @@ def chromium() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
+class Chromium:
+    """One headless Chromium, driven over the DevTools protocol on a pipe.
+
+    ``--remote-debugging-pipe``: the browser reads requests on its fd 3 and writes replies and events on
+    its fd 4, each a JSON message ending in a NUL byte. Starting the browser costs far more than loading
+    a page, so every page is opened in a fresh tab of this one browser.
+    """
+
+    def __init__(self, executable: str, profile: Path, log: Path):
+        requests_read, self._requests = os.pipe()
+        self._replies, replies_write = os.pipe()
+        # the browser's ends moved to fds 10 and up, so that putting them on 3 and 4 overwrites neither
+        ends = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10) for fd in (requests_read, replies_write)]
+        os.close(requests_read)
+        os.close(replies_write)
+        redirect = f"3<&{ends[0]} 4>&{ends[1]} {ends[0]}<&- {ends[1]}>&-"
+        with log.open("wb") as stderr:  # the browser's own messages, for a failure report
+            self._proc = subprocess.Popen(
+                ["bash", "-c", f'exec "$0" "$@" {redirect}', executable, *BROWSER_ARGS,
+                 f"--user-data-dir={profile}", "about:blank"],
+                pass_fds=ends, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr)
+        for fd in ends:
+            os.close(fd)
+        self._log, self._buffer, self._last_id, self._events = log, b"", 0, []
+
+    def _receive(self, deadline: float) -> dict:
+        while b"\0" not in self._buffer:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self._replies], [], [], left)[0]:
+                raise TimeoutError(f"no answer from the browser within {PAGE_TIMEOUT} s")
+            chunk = os.read(self._replies, 1 << 20)
+            if not chunk:
+                tail = self._log.read_text(errors="replace")[-2000:]
+                raise RuntimeError(f"the browser closed its pipe (exit {self._proc.poll()}): {tail}")
+            self._buffer += chunk
+        message, self._buffer = self._buffer.split(b"\0", 1)
+        return json.loads(message)
+
+    def send(self, method: str, session: str | None = None, **params) -> dict:
+        """The result of one request (events that arrive meanwhile are kept for ``wait_for``)."""
+        self._last_id += 1
+        message = {"id": self._last_id, "method": method, "params": params}
+        if session is not None:
+            message["sessionId"] = session
+        data = json.dumps(message).encode() + b"\0"
+        while data:
+            data = data[os.write(self._requests, data):]
+        deadline = time.monotonic() + PAGE_TIMEOUT
+        while True:
+            reply = self._receive(deadline)
+            if reply.get("id") != self._last_id:
+                self._events.append(reply)
+            elif "error" in reply:
+                raise RuntimeError(f"{method}: {reply['error']}")
+            else:
+                return reply["result"]
+
+    def wait_for(self, event: str, session: str) -> None:
+        deadline = time.monotonic() + PAGE_TIMEOUT
+        while True:
+            for i, message in enumerate(self._events):
+                if message.get("method") == event and message.get("sessionId") == session:
+                    del self._events[: i + 1]
+                    return
+            self._events.append(self._receive(deadline))
+
+    def typeset_dom(self, url: str) -> str:
+        """The DOM of the page at ``url``, in a fresh tab, after MathJax's typesetting."""
+        target = self.send("Target.createTarget", url="about:blank")["targetId"]
+        try:
+            session = self.send("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
+            self.send("Page.enable", session)
+            self.send("Page.navigate", session, url=url)
+            self.wait_for("Page.loadEventFired", session)
+            result = self.send("Runtime.evaluate", session, expression=TYPESET_DOM, awaitPromise=True,
+                               returnByValue=True)
+            if "exceptionDetails" in result:
+                raise RuntimeError(f"reading the typeset page failed: {result['exceptionDetails']}")
+            return result["result"]["value"]
+        finally:
+            try:
+                self.send("Target.closeTarget", targetId=target)
+            except (OSError, RuntimeError, TimeoutError):
+                pass  # the page's own failure, if any, is the one reported
+
+    def close(self) -> None:
+        try:
+            self.send("Browser.close")
+        except (OSError, RuntimeError, TimeoutError):
+            pass
+        try:
+            self._proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self._proc.kill()
+            self._proc.wait()
+        os.close(self._requests)
+        os.close(self._replies)
+
+
 def test_formulas_are_typeset_in_a_browser_offline(site, tmp_path):
-    browser = chromium()
-    if browser is None:
+    executable = chromium()
+    if executable is None:
         pytest.skip("no Chromium browser on PATH: apt-get install chromium (Debian's package)")
     problems = []
-    for name, count in sorted(math_pages(site).items()):
-        page = site / f"{name}.html"
-        proc = subprocess.run([browser, *BROWSER_ARGS, f"--user-data-dir={tmp_path / name}", "--dump-dom",
-                               page.as_uri()], capture_output=True, text=True, timeout=180)
-        dom = proc.stdout
-        typeset = dom.count("<mjx-container")
-        text = visible_text(dom)
-        raw = re.findall(r".{0,30}(?:\$|\\\(|\\\)|\\\[|\\\]).{0,30}", text)
-        if proc.returncode != 0 or typeset != count:
-            problems.append(f"{name}: {typeset} of {count} formulas typeset (exit {proc.returncode})")
-        if "<mjx-merror" in dom or 'mathcolor="red"' in dom:
-            problems.append(f"{name}: MathJax reports a TeX error or an undefined macro")
-        if raw:
-            problems.append(f"{name}: raw delimiters in the text: {raw[:5]}")
+    browser = Chromium(executable, tmp_path / "profile", tmp_path / "chromium.log")
+    try:
+        for name, count in sorted(math_pages(site).items()):
+            try:
+                dom = browser.typeset_dom((site / f"{name}.html").as_uri())
+            except (OSError, RuntimeError, TimeoutError) as error:
+                problems.append(f"{name}: the browser did not give the typeset page: {error}")
+                continue
+            typeset = dom.count("<mjx-container")
+            text = visible_text(dom)
+            raw = re.findall(r".{0,30}(?:\$|\\\(|\\\)|\\\[|\\\]).{0,30}", text)
+            if typeset != count:
+                problems.append(f"{name}: {typeset} of {count} formulas typeset")
+            if "<mjx-merror" in dom or 'mathcolor="red"' in dom:
+                problems.append(f"{name}: MathJax reports a TeX error or an undefined macro")
+            if raw:
+                problems.append(f"{name}: raw delimiters in the text: {raw[:5]}")
+    finally:
+        browser.close()
     assert not problems, "\n".join(problems)
