@@ -53,7 +53,7 @@ FORMAT = "rdp_verify canary audit"
 FORMAT_VERSION = 2
 SCHEMA = "canary-audit-v2"
 SCHEMA_V1 = "canary-audit-v1"
-_TOKEN = re.compile(r"\(([0-9]{1,15}):([0-9]{1,15})\)|[01]")
+_TIE = re.compile(r"\(([0-9]{1,15}):([0-9]{1,15})\)")
 
 
 def counts_csv(counts: Sequence[Counts]) -> str:
@@ -69,10 +69,13 @@ def sequence_text(table: CountTable) -> str:
     """The scores' thresholds as the membership sequence of the module docstring (one token per threshold)."""
     tp_step = np.diff(table.tp, prepend=0)
     fp_step = np.diff(table.fp, prepend=0)
-    if bool((tp_step + fp_step == 1).all()):
-        return (tp_step.astype(np.uint8) + ord("0")).tobytes().decode("ascii")
-    return "".join(("1" if a else "0") if a + b == 1 else f"({a}:{b})"
-                   for a, b in zip(tp_step.tolist(), fp_step.tolist()))
+    singles = (tp_step.astype(np.uint8) + ord("0")).tobytes().decode("ascii")  # right wherever one canary
+    ties = np.flatnonzero(tp_step + fp_step != 1)
+    parts, at = [], 0
+    for i in ties.tolist():
+        parts += [singles[at:i], f"({int(tp_step[i])}:{int(fp_step[i])})"]
+        at = i + 1
+    return "".join(parts) + singles[at:]
 
 
 def parse_sequence(text: str) -> CountTable:
@@ -81,19 +84,24 @@ def parse_sequence(text: str) -> CountTable:
     than a canary file may hold)."""
     if not isinstance(text, str) or not text:
         raise InputError("canaries.sequence: empty (one token per distinct score is needed)")
-    if re.fullmatch(r"[01]+", text):
-        tp_step = np.frombuffer(text.encode("ascii"), dtype=np.uint8).astype(np.int64) - ord("0")
-        fp_step = 1 - tp_step
-    else:
-        tokens = list(_TOKEN.finditer(text))
-        if sum(t.end() - t.start() for t in tokens) != len(text):
-            raise InputError("canaries.sequence: tokens are 1, 0 or (a:b) with whole numbers a, b")
-        steps = [(1, 0) if t.group(0) == "1" else (0, 1) if t.group(0) == "0" else (int(t.group(1)), int(t.group(2)))
-                 for t in tokens]
-        if any(t.group(1) is not None and int(t.group(1)) + int(t.group(2)) < 2 for t in tokens):
-            raise InputError("canaries.sequence: a tie (a:b) holds at least two canaries")
-        tp_step = np.array([a for a, _ in steps], dtype=np.int64)
-        fp_step = np.array([b for _, b in steps], dtype=np.int64)
+    ties: list[tuple[int, int]] = []
+
+    def tie(match: re.Match[str]) -> str:
+        ties.append((int(match.group(1)), int(match.group(2))))
+        return "t"
+
+    singles = _TIE.sub(tie, text) if "t" not in text else "?"
+    if not re.fullmatch(r"[01t]+", singles):
+        raise InputError("canaries.sequence: tokens are 1, 0 or (a:b) with whole numbers a, b")
+    if any(a + b < 2 for a, b in ties):
+        raise InputError("canaries.sequence: a tie (a:b) holds at least two canaries")
+    codes = np.frombuffer(singles.encode("ascii"), dtype=np.uint8)
+    tp_step = (codes == ord("1")).astype(np.int64)
+    fp_step = (codes == ord("0")).astype(np.int64)
+    where = np.flatnonzero(codes == ord("t"))
+    if ties:
+        tp_step[where] = [a for a, _ in ties]
+        fp_step[where] = [b for _, b in ties]
     tp, fp = np.cumsum(tp_step), np.cumsum(fp_step)
     members, non_members = int(tp[-1]), int(fp[-1])
     if members + non_members > MAX_ROWS:
