@@ -4,7 +4,7 @@ With RDP_VERIFY_REQUIRE_PEERS=1 (as the README's test command sets) a test skipp
 because a peer library is missing fails instead: the peer-defect tests must not
 vanish quietly from a run that claims to cover them. Likewise RDP_VERIFY_REQUIRE_BROWSER=1
 (as .ci/run sets) turns the skip of tests/test_docs_math.py on a machine without Chromium
-into a failure."""
+into a failure. The documentation site is built once per run, shared by pytest-xdist's workers."""
 
 import os
 
@@ -34,5 +34,8 @@ def pytest_runtest_makereport(item, call):
 
 @pytest.fixture(scope="session")
 def docs_build(tmp_path_factory):
-    """The documentation site, built once per session with the README's sphinx-build command."""
-    return docs_site.build(tmp_path_factory.mktemp("docs") / "html")
+    """The documentation site, built once per run with the README's sphinx-build command: under pytest-xdist
+    in the folder all workers of the run share (the parent of each worker's own temporary folder)."""
+    if os.environ.get("PYTEST_XDIST_WORKER") is None:
+        return docs_site.build(tmp_path_factory.mktemp("docs") / "html")
+    return docs_site.build_once(tmp_path_factory.getbasetemp().parent / "docs")
