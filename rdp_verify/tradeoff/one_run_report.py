@@ -2,11 +2,13 @@
 ``one-run-audit-v1``) and their re-check.
 
 A report records the run (or null: the empirical bounds alone), the attack's guesses at every threshold
-(``canaries.guesses``: the CSV ``threshold,guesses,correct``, one row per threshold, with
+(``canaries.guesses``: the CSV ``guesses,correct``, one row per threshold in threshold order, with
 ``canaries.canary_count`` the number m of canaries; everything :func:`~rdp_verify.tradeoff.one_run.audit_one_run`
 reads), the level rule, the confidence and δ, then the audit: the proven empirical ε (and for ``one-run-fdp`` the
 Gaussian-DP μ and the ε of G_μ at δ), and with a run the verdict. ``canaries.file`` and ``canaries.sha256`` say
-where the guesses came from and are recorded, not verified.
+where the guesses came from and are recorded, not verified, and so are the threshold texts of the named
+thresholds (``strongest.threshold``, ``rejecting.threshold``: the score or the counts row's cell; a threshold is
+identified by its ``rank``, its row in ``canaries.guesses``, which is verified).
 
 :func:`check_one_run_report` is the schema and content hash, then :func:`one_run_report` repeated from the
 recorded run, guesses, rule, confidence and δ (the run's curve composed as the audit composes it; the searches
@@ -15,8 +17,6 @@ in double precision, each reported number proven in Arb again), which must equal
 
 from __future__ import annotations
 
-import csv
-import io
 from fractions import Fraction
 from typing import Any, Callable, Sequence
 
@@ -25,7 +25,6 @@ import numpy as np
 from .. import __version__
 from ..certificates.certificate import check_against, seal
 from ..certificates.fields import FieldPolicy
-from ..foundations.files import parse_csv
 from ..foundations.inputs import InputError, parse_delta, parse_rational
 from ..foundations.run import Phase
 from .one_run import Guesses, audit_one_run
@@ -40,12 +39,10 @@ RUN_FPR = Fraction(1, 10**10)  # the run's curve is composed for this false-posi
 
 
 def guesses_csv(g: Guesses) -> str:
-    """The guesses as the CSV ``threshold,guesses,correct`` (one row per threshold) that :func:`recompute` reads."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(("threshold", "guesses", "correct"))
-    writer.writerows((g.threshold(j), int(g.n_guess[j]), int(g.n_correct[j])) for j in range(len(g.n_guess)))
-    return out.getvalue()
+    """The guesses as the CSV ``guesses,correct`` (one row per threshold, in the file's threshold order: row j is
+    rank j) that :func:`recompute` reads."""
+    rows = (f"{a},{b}" for a, b in zip(g.n_guess.tolist(), g.n_correct.tolist()))
+    return "guesses,correct\n" + "\n".join(rows) + "\n"
 
 
 def one_run_report(phases: Sequence[Phase] | None, counts: Sequence[Any] | Guesses, *, method: str,
@@ -78,31 +75,38 @@ def one_run_report(phases: Sequence[Phase] | None, counts: Sequence[Any] | Guess
 POLICY = FieldPolicy(
     verified=("format", "format_version", "run", "run.**", "canaries.thresholds_from", "canaries.canary_count",
               "canaries.guesses", "method", "confidence", "thresholds", "canary_count", "level_rule", "level",
-              "assumption", "delta", "empirical_epsilon_lower", "strongest", "strongest.*", "gdp_mu_lower",
-              "gaussian_epsilon_lower", "proven_epsilon.*", "rejecting", "rejecting.*", "verdict", "verdict_reason",
-              "content_hash"),
-    not_verified=("canaries.file", "canaries.sha256", "software.*"),
+              "assumption", "delta", "empirical_epsilon_lower", "strongest", "strongest.rank", "strongest.guesses",
+              "strongest.correct", "strongest.p_value_upper", "gdp_mu_lower", "gaussian_epsilon_lower",
+              "proven_epsilon.*", "rejecting", "rejecting.rank", "rejecting.guesses", "rejecting.correct",
+              "rejecting.p_value_upper", "verdict", "verdict_reason", "content_hash"),
+    not_verified=("canaries.file", "canaries.sha256", "strongest.threshold", "rejecting.threshold", "software.*"),
 )
 
 
 def _guesses(canaries: dict[str, Any]) -> Guesses:
-    rows = parse_csv(canaries["guesses"], "canaries.guesses")
-    if not rows or set(rows[0]) != {"threshold", "guesses", "correct"}:
-        raise InputError("canaries.guesses: the CSV threshold,guesses,correct with at least one row")
+    text = canaries["guesses"]
+    lines = text.split("\n")
+    if lines[0] != "guesses,correct" or lines[-1] != "" or len(lines) < 3:
+        raise InputError("canaries.guesses: the CSV guesses,correct with at least one row")
     try:
-        n_guess = np.array([int(r["guesses"]) for r in rows], dtype=np.int64)
-        n_correct = np.array([int(r["correct"]) for r in rows], dtype=np.int64)
+        cells = np.array([line.split(",") for line in lines[1:-1]], dtype=object)
+        if cells.ndim != 2 or cells.shape[1] != 2 or not all(c.isascii() and c.isdigit() and len(c) <= 15
+                                                             for c in cells.ravel()):
+            raise ValueError
+        n_guess, n_correct = cells[:, 0].astype(np.int64), cells[:, 1].astype(np.int64)
     except ValueError:
-        raise InputError("canaries.guesses: guesses and correct are whole numbers") from None
+        raise InputError("canaries.guesses: guesses and correct are whole numbers, two a row") from None
     m = int(canaries["canary_count"])
     if not (m >= 1 and np.all(n_correct >= 0) and np.all(n_correct <= n_guess) and np.all(n_guess <= m)):
         raise InputError("canaries.guesses: need 0 <= correct <= guesses <= canary_count")
-    return Guesses(tuple(r["threshold"] for r in rows), n_guess, n_correct, m)
+    report_texts = {e["rank"] - 1: e["threshold"] for e in (canaries.get("_named") or [])}
+    return Guesses(lambda j: report_texts.get(j, f"#{j + 1}"), n_guess, n_correct, m)
 
 
 def recompute(report: dict[str, Any]) -> dict[str, Any]:
     """The report :func:`one_run_report` writes for the recorded inputs (raises InputError on bad inputs)."""
-    canaries = report["canaries"]
+    canaries = dict(report["canaries"])
+    canaries["_named"] = [e for e in (report.get("strongest"), report.get("rejecting")) if isinstance(e, dict)]
     phases = None if report["run"] is None else [Phase.from_json(p) for p in report["run"]]
     return one_run_report(phases, _guesses(canaries), method=report["method"],
                           confidence=parse_rational(report["confidence"], "confidence"),
