@@ -58,7 +58,8 @@ Three f are offered, each a trade-off function (convex, continuous, nonincreasin
   mechanism the run is proven not to be at least as private as — a lower bound on the run's ε only if its
   curve is Gaussian. We report the proven μ lower bound and that ε beside the (ε, δ) one, labelled;
 * :class:`HullCurve`, from a run's certified lower envelope f_low (:mod:`rdp_verify.tradeoff.envelope`):
-  each point gives f(α_j) ≥ y_j (f_low rounded down), and f symmetric gives f(y_j) ≥ α_j; f nonincreasing
+  each point gives f(α_j) ≥ y_j (f_low rounded down), and f symmetric gives f(y_j) ≥ α_j when y_j > 0 (f is
+  strictly decreasing where positive, so f⁻¹(y_j) ≥ α_j); f nonincreasing
   gives the step function s(α) = max{y : (x, y) a point, x ≥ α} ≤ f, and its lower convex hull f′ ≤ s ≤ f is a
   trade-off function. A run that is f-DP is f′-DP (f′ ≤ f), so the recursion run with f′ is a valid test of
   the run's certified guarantee. A weaker f (smaller) allows more correct guesses, so every rounding down of
@@ -347,7 +348,9 @@ def hull_from_envelope(f_lower: Callable[[Fraction], Fraction], alphas: Sequence
     points = {(Fraction(1), Fraction(0))}
     for a in alphas:
         y = Fraction(decimal_text(max(Fraction(f_lower(a)), Fraction(0)), 15, "down"))
-        points |= {(a, y), (y, a)}  # f(a) ≥ y, and f(y) ≥ a (f symmetric, strictly decreasing where positive)
+        points.add((a, y))  # f(a) ≥ y
+        if y > 0:  # and f(y) ≥ a: f = f⁻¹ (symmetric) and f(x) > f(a) ≥ y for x < a (strictly decreasing where positive)
+            points.add((y, a))
     pts = sorted(points)
     corners, suffix = [], Fraction(0)
     for k in range(len(pts) - 1, -1, -1):  # s(x) = max{y : (x', y), x' ≥ x}: its lower-left corners

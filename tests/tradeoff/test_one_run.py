@@ -292,3 +292,13 @@ def test_counts_rows_not_nested_are_refused_unless_fixed_in_advance(tmp_path):
     report = o.audit_one_run(None, rows, method="one-run", confidence=Fraction(95, 100), delta=Fraction(1, 10**6),
                              rule="fixed-in-advance")
     assert report["level"] == "1/60"  # 0.05 over the 3 rows
+
+
+def test_hull_stays_below_a_curve_that_starts_below_one():
+    # f_{eps, delta} with e^eps = 3, delta = 1/2: f(0) = 1/2 and f = 0 from 1/2 on (a point (a, 0) says nothing
+    # about f(0)); every vertex of the hull lies on or below f
+    def f(a):
+        return max(Fraction(0), 1 - Fraction(1, 2) - 3 * a, (1 - Fraction(1, 2) - a) / 3)
+
+    hull = o.hull_from_envelope(f)
+    assert all(y <= f(x) for x, y in zip(hull.xs, hull.ys)) and hull.ys[0] <= Fraction(1, 2)
