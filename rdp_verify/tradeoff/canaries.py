@@ -11,7 +11,7 @@ threshold, two values that round to one double are two.
 draw of the same test on neighbouring datasets (one canary per training run, as in Jagielski, Ullman,
 Oprea 2020 and Nasr et al. 2021; or canaries whose effects do not interact). The one-run audit of
 Steinke, Nasr, Jagielski 2023 (arXiv 2305.08846), which drops that assumption at the cost of a weaker
-bound, is not implemented.
+bound, is :mod:`rdp_verify.tradeoff.one_run` (``audit --method one-run``).
 
 **Confidence boxes** (Nasr, Hayes, Steinke, Balle, Tramèr, Jagielski, Carlini, Terzis 2023, arXiv
 2302.07956, Section 3): at confidence 1 − γ, each rate gets the exact one-sided Clopper–Pearson upper
@@ -98,8 +98,8 @@ __all__ = ["Counts", "CountTable", "read_canaries", "parse_canaries", "clopper_p
 DEFAULT_CONFIDENCE = Fraction(95, 100)
 DEFAULT_DELTA = Fraction(1, 10**5)
 ASSUMPTION = ("the canaries are independent trials of the same test on neighbouring datasets (one canary per "
-              "training run, or canaries whose effects do not interact); the one-run audit of Steinke, Nasr, "
-              "Jagielski 2023 is not implemented")
+              "training run, or canaries whose effects do not interact); canaries inserted at random into one "
+              "training run are audited by --method one-run or one-run-fdp (Steinke, Nasr, Jagielski 2023)")
 ASSUMPTION_V1 = ("the canaries are independent trials of the same test on neighbouring datasets (one canary per "
                  "training run, or canaries whose effects do not interact); the one-run audit of Steinke, Nasr, "
                  "Jagielski 2023 is not implemented")  # as format version 1 wrote it: its reports are checked against it
