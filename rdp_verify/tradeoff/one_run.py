@@ -51,7 +51,7 @@ Three f are offered, each a trade-off function (convex, continuous, nonincreasin
 
 * :class:`EpsDeltaCurve`, f_{ε,δ}(α) = max{0, 1 − δ − e^ε α, e^{−ε}(1 − δ − α)}: a run is (ε, δ)-DP iff it
   is f_{ε,δ}-DP (Dong, Roth, Su 2022, Proposition 2.5), so rejecting it proves the run is not (ε, δ)-DP;
-* :class:`GaussianCurve` G_μ: rejecting it proves the run is not μ-GDP. jax_privacy's
+* :class:`GdpCurve` G_μ: rejecting it proves the run is not μ-GDP. jax_privacy's
   ``epsilon_one_run_fdp`` tests G_μ with μ = 1/σ, σ = ``dp_accounting.get_sigma_gaussian(ε, δ)`` (the
   Gaussian mechanism calibrated to (ε, δ)) and reports that ε. G_μ ≥ f_{ε,δ} (the calibrated mechanism is
   (ε, δ)-DP), so refuting G_μ is easier than refuting (ε, δ)-DP: jax's figure is the ε of the Gaussian
@@ -103,7 +103,7 @@ from ..foundations.inputs import InputError, fraction_text
 from ..foundations.results import lower_end, to_arb, upper_end
 from .envelope import inverse_phi, phi
 
-__all__ = ["one_run_p_value_upper", "one_run_p_value_float", "EpsDeltaCurve", "GaussianCurve", "HullCurve",
+__all__ = ["one_run_p_value_upper", "one_run_p_value_float", "EpsDeltaCurve", "GdpCurve", "HullCurve",
            "fdp_rejects", "fdp_objective_float", "Guesses", "Found", "epsilon_one_run_lower",
            "epsilon_one_run_fdp_lower", "mu_one_run_fdp_lower", "one_run_rejects", "fdp_run_rejects",
            "hull_from_envelope", "gaussian_epsilon_lower", "SCREEN_MARGIN", "audit_one_run", "one_run_level",
@@ -290,7 +290,7 @@ class EpsDeltaCurve:
 
 
 @dataclass(frozen=True)
-class GaussianCurve:
+class GdpCurve:
     """G_μ, symmetric: B⁻¹(t) = G_μ(1 − t) = Φ(Φ⁻¹(t) − μ)."""
 
     mu: Fraction
@@ -337,7 +337,7 @@ class HullCurve:
         return np.where(y >= self._yf[0], 0.0, np.interp(y, self._yf[::-1], self._xf[::-1]))
 
 
-Curve = EpsDeltaCurve | GaussianCurve | HullCurve
+Curve = EpsDeltaCurve | GdpCurve | HullCurve
 
 
 def hull_from_envelope(f_lower: Callable[[Fraction], Fraction], alphas: Sequence[Fraction] | None = None) -> HullCurve:
@@ -719,7 +719,7 @@ def epsilon_one_run_fdp_lower(g: Guesses, delta: Fraction, level: Fraction) -> F
 
 def mu_one_run_fdp_lower(g: Guesses, level: Fraction) -> Found | None:
     """The proven empirical Gaussian-DP μ of the f-DP test against G_μ (the run is not μ-GDP), or None."""
-    return _fdp_search(g, level, GaussianCurve)
+    return _fdp_search(g, level, GdpCurve)
 
 
 def gaussian_epsilon_lower(mu: Fraction, delta: Fraction) -> Fraction:

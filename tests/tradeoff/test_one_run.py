@@ -81,7 +81,7 @@ def test_recursion_verdict_matches_a_60_digit_evaluation(k, c, mu):
     level = Fraction(1, 7720)
     ref = mp_recursion(20000, k, c, level, mp.mpf(mu))
     assert abs(ref) > mp.mpf(10) ** -40  # the cases are decided
-    assert o.fdp_rejects(20000, k, c, level, o.GaussianCurve(Fraction(mu))) == (ref > 0)
+    assert o.fdp_rejects(20000, k, c, level, o.GdpCurve(Fraction(mu))) == (ref > 0)
 
 
 def test_inverse_blow_ups_enclose_the_closed_forms():
@@ -89,7 +89,7 @@ def test_inverse_blow_ups_enclose_the_closed_forms():
 
     for t in ("1e-9", "0.001", "0.3"):
         tb = arb(t)
-        g = o.GaussianCurve(Fraction(3, 2)).inverse_arb(tb)
+        g = o.GdpCurve(Fraction(3, 2)).inverse_arb(tb)
         assert g.contains(arb(str(mp.ncdf(-mp.sqrt(2) * mp.erfinv(1 - 2 * mp.mpf(t)) - mp.mpf(1.5)))))
         e = o.EpsDeltaCurve(Fraction(1), Fraction(1, 10**6)).inverse_arb(tb)
         ref = max(0, 1 - mp.mpf("1e-6") - mp.e + mp.e * mp.mpf(t), (mp.mpf(t) - mp.mpf("1e-6")) / mp.e)
