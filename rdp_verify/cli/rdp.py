@@ -136,7 +136,7 @@ def register(subparsers: Any) -> None:
         ),
         epilog=("Examples:\n"
                 "  rdp-verify rdp --q 0.01 --sigma 1.1 --orders dp_accounting_default\n"
-                "  rdp-verify rdp --event examples/event-dpsgd-laplace.json --orders 2,8,32\n"
+                "  rdp-verify rdp --event examples/event-dpsgd-laplace.json --orders 2,8,32\n\n"
                 "Exit codes: 0 ok, 1 an order could not be enclosed, 2 bad input or a refused event, 3 partial\n"
                 "(--event: not private, or only an upper end: a run of zCDP guarantees)."),
         formatter_class=argparse.RawDescriptionHelpFormatter,
