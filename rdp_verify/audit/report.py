@@ -164,9 +164,11 @@ def _audit_rdp(claim: Claim, dps: int, rtol: Fraction) -> dict[str, Any]:
     }
 
 
-def _assumption(result: Any, verdict: str, allocation_order: int | None) -> str | None:
+def _assumption(result: Any, verdict: str, allocation_order: int | None,
+                add_order: Fraction | None = None) -> str | None:
     """Which proof decided a per-epoch (shuffle, balls-in-bins) run's verdict, or None for other runs;
-    ``allocation_order`` is the random-allocation order behind the upper end (None: no amplification)."""
+    ``allocation_order`` is the random-allocation order behind the upper end (None: no amplification), ``add_order``
+    its add direction's Renyi order (None: the shifted Gaussian)."""
     if result.method != "per-epoch bounds":
         return None
     phases = result.curves.phases
@@ -176,8 +178,10 @@ def _assumption(result: Any, verdict: str, allocation_order: int | None) -> str 
         upper, name = ("the upper end without amplification (each record in at most one batch per epoch: the "
                        "Gaussian mechanism once per epoch)"), "no-amplification"
     else:
+        add = ("a shifted Gaussian" if add_order is None
+               else f"Renyi DP at order {add_order} of the exact pair (Laplace transform)")
         upper, name = (f"the upper end from random allocation (Feldman & Shenfeld 2025: Renyi DP at order "
-                       f"{allocation_order} in the remove direction, a shifted Gaussian in the add direction; below "
+                       f"{allocation_order} in the remove direction, {add} in the add direction; below "
                        "no amplification)"), "random-allocation"
     if verdict == "holds":
         return f"{samplers}: {upper} is below the reported epsilon"
@@ -218,6 +222,7 @@ def _audit_pld(claim: Claim, tolerance: Fraction) -> dict[str, Any]:
     verdict, tightened, tolerance = pld_verdict(result.lower, result.upper, claim.epsilon), state["tightened"], \
         state["tolerance"]
     allocation_order = getattr(result.curves, "upper_used", None)  # before delta_bracket computes its own
+    add_order = getattr(result.curves, "upper_add_used", None)
     at = delta_bracket(result.curves, claim.epsilon)
     upper = result.upper
     if verdict == "holds":
@@ -229,7 +234,7 @@ def _audit_pld(claim: Claim, tolerance: Fraction) -> dict[str, Any]:
                     f"({claim.epsilon_text}, {fraction_text(claim.delta)})-DP")
     else:
         argument = "the proven epsilon bracket contains the reported epsilon"
-    assumption = _assumption(result, verdict, allocation_order)
+    assumption = _assumption(result, verdict, allocation_order, add_order)
     return {
         "verdict": verdict,
         "argument": argument if assumption is None else f"{argument}; {assumption}",

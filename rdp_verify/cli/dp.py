@@ -101,10 +101,13 @@ def summary(cert: dict[str, Any], phases: list[tuple[Phase, str]]) -> str:
     upper = b["upper"] if b["upper"] is not None else "inf (no finite bound)"
     how = HOW[cert["method"]].format(**cert["settings"])
     if "upper_random_allocation_order" in cert["settings"]:  # random allocation decided the upper end
+        add_order = cert["settings"].get("upper_random_allocation_add_order")
+        add = ("direction's shifted Gaussian" if add_order is None
+               else f"direction's Renyi DP at order {add_order} of the exact pair (Laplace transform)")
         how = how.replace("upper: no amplification, the Gaussian mechanism once per epoch",
                           "upper: random allocation (Feldman & Shenfeld 2025: the larger of the remove direction's "
                           f"Renyi DP at order {cert['settings']['upper_random_allocation_order']} and the add "
-                          "direction's shifted Gaussian), below no amplification")
+                          f"{add}), below no amplification")
     width = "" if b["relative_width"] is None else f"relative width {b['relative_width']}, "
     lines = [f"run: {run_text(phases)}; {given}",
              f"{quantity} in [{b['lower']}, {upper}] (proven; {width}{how})"]

@@ -55,7 +55,7 @@ from .crosscheck import Estimate, estimate_delta
 from .discretize import TooManyPoints, grid_points, grid_range, precision
 from .gaussian import GaussianCurve, is_gaussian_run
 from .per_epoch import Composed, PerEpochBounds, Test, is_per_epoch_run
-from .random_allocation import ORDERS, applies
+from .random_allocation import ADD_ORDERS, ORDERS, applies
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "SCHEMA", "POLICY", "NOT_VERIFIED", "DERIVED", "LIMITS", "check_limits", "certify_run", "certificate_of",
            "check_run_certificate", "recompute", "compare", "self_consistency", "verdict_of", "DIGITS",
@@ -121,6 +121,18 @@ RANDOM_ALLOCATION_PROOF = (
     "arithmetic-geometric mean inequality the loss is at most a Gaussian mechanism's with mu^2 = sum E_i/(t_i "
     "sigma_i^2) plus sum E_i (1 - 1/t_i)/(2 sigma_i^2) (Dong, Roth, Su 2022, Corollary 3.3; Balle & Wang 2018, "
     "Theorem 8, in Arb).")
+
+# the proof when the add direction's Renyi DP decided (settings.upper_random_allocation_add_order recorded); the text
+# above stays that of the shifted Gaussian, so certificates made before the Renyi add direction still check
+RANDOM_ALLOCATION_RENYI_ADD_PROOF = RANDOM_ALLOCATION_PROOF.replace(
+    "Add: by the arithmetic-geometric mean inequality",
+    "Add: the smaller of the Renyi divergence of one epoch at the order settings.upper_random_allocation_add_order, "
+    "(log integral_0^inf u^(k-1) psi(u/t)^t du - log Gamma(k))/k, k = alpha - 1, psi the Laplace transform of the "
+    "lognormal LN(-1/(2 sigma^2), 1/sigma^2) (the non-adaptive pair is the worst case: convex order of the "
+    "lognormals, step by step; psi by the trapezoid rule with Trefethen and Weideman 2014, Theorem 5.1's error "
+    "bound, or Markov's bound; the integral by chords of the convex log psi, exact incomplete gammas and a "
+    "Markov tail, rounded up; rdp_verify.curves.random_allocation), composed and converted as the remove "
+    "direction, and of the shifted Gaussian: by the arithmetic-geometric mean inequality")
 
 PROOFS = {
     "discrete pairs": {
@@ -270,7 +282,9 @@ def settings_json(curves: Curves | GaussianCurve | PerEpochBounds) -> dict[str, 
         return {"mu_squared_upper": fraction_text(curves.mu_squared),
                 "lower_tests": [t.to_json() for t in (curves.given if curves.given is not None else curves.tests)],
                 **({} if composed is None else {"lower_composed": composed.to_json()}),
-                **({} if curves.upper_order is None else {"upper_random_allocation_order": curves.upper_order})}
+                **({} if curves.upper_order is None else {"upper_random_allocation_order": curves.upper_order}),
+                **({} if curves.upper_order is None or curves.upper_add_order is None
+                   else {"upper_random_allocation_add_order": fraction_text(curves.upper_add_order)})}
     if isinstance(curves, GaussianCurve):
         return {"mu_squared": fraction_text(curves.mu_squared)}
     s = curves.settings
@@ -285,7 +299,8 @@ def _proofs(result: Bracket) -> dict[str, str]:
     if result.method == "discrete pairs" and run_family(result.curves.phases) == "replace-one":
         return PROOFS["discrete pairs (replace-one)"]
     if isinstance(result.curves, PerEpochBounds) and result.curves.upper_order is not None:
-        return {**PROOFS[result.method], "upper": RANDOM_ALLOCATION_PROOF}
+        renyi = result.curves.upper_add_order is not None
+        return {**PROOFS[result.method], "upper": RANDOM_ALLOCATION_RENYI_ADD_PROOF if renyi else RANDOM_ALLOCATION_PROOF}
     return PROOFS[result.method]
 
 
@@ -477,7 +492,13 @@ def settings_from_json(phases: Sequence[Phase], s: dict[str, Any],
         if order is not None and not (order in ORDERS and applies(phases)):
             raise InputError(f"settings: upper_random_allocation_order={order!r} is not one of the orders tried for a "
                              "run with a balls-in-bins add-remove phase (rdp_verify.curves.random_allocation.ORDERS)")
-        return PerEpochBounds(phases, given=tests, given_composed=composed, upper_order=order)
+        add = s.get("upper_random_allocation_add_order")
+        add_order = None if add is None else parse_rational(add, "settings: upper_random_allocation_add_order")
+        if add_order is not None and not (order is not None and add_order in ADD_ORDERS):
+            raise InputError(f"settings: upper_random_allocation_add_order={add!r} is not one of the add-direction "
+                             "orders tried (rdp_verify.curves.random_allocation.ADD_ORDERS) beside a recorded "
+                             "upper_random_allocation_order")
+        return PerEpochBounds(phases, given=tests, given_composed=composed, upper_order=order, upper_add_order=add_order)
     if "mu_squared" in s:
         if not is_gaussian_run(phases):
             raise InputError("settings: a closed form for a run that is not the Gaussian mechanism (q = 1)")

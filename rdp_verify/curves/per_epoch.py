@@ -68,7 +68,7 @@ from ..foundations.results import arb_to_bounded, lower_end, to_arb
 from ..foundations.run import Phase
 from .compose import PLD, Budget, compose, delta_at, products_needed
 from .gaussian import GaussianCurve
-from .random_allocation import AllocationBound, applies
+from .random_allocation import SEARCH, AllocationBound, applies
 
 __all__ = ["PerEpochBounds", "is_per_epoch_run", "Test", "Composed", "composed_pld"]
 
@@ -404,27 +404,33 @@ class PerEpochBounds:
     tests: list[Test] = field(default_factory=list)  # the tests behind the last bound computed
     composed: Composed | None = None  # the composed bound's settings behind the last bound computed
     upper_order: int | None = None  # with ``given``: the random-allocation order recorded (None: no amplification)
+    # with ``given`` and ``upper_order``: random allocation's add-direction order recorded (None: the shifted Gaussian)
+    upper_add_order: Fraction | None = None
 
     def __post_init__(self) -> None:
         self.upper = GaussianCurve(_upper_phases(self.phases))
         # balls-in-bins under zero-out: min with random allocation's bound (rdp_verify.curves.random_allocation)
         self.allocation = AllocationBound(self.phases) if applies(self.phases) else None
         self.upper_used: int | None = None  # the random-allocation order behind the last upper end, if it decided
+        self.upper_add_used: Fraction | None = None  # its add-direction order (None: the shifted Gaussian)
 
     def freeze_upper(self) -> None:
-        """Use the random-allocation order of the last upper end from now on (a certificate records it)."""
-        self.upper_order = self.upper_used
+        """Use the random-allocation orders of the last upper end from now on (a certificate records them)."""
+        self.upper_order, self.upper_add_order = self.upper_used, self.upper_add_used
 
     def _upper_end(self, kind: str, x: Fraction) -> Fraction:
         """The smaller proven upper end of δ(x) (``kind`` "delta") or ε(x): no amplification, or random allocation
-        (searched, or at the recorded :attr:`upper_order` when re-checking ``given`` tests)."""
+        (searched, or at the recorded :attr:`upper_order` and :attr:`upper_add_order` when re-checking ``given``
+        tests)."""
         gauss = self.upper.delta_bounds(x)[1] if kind == "delta" else self.upper.epsilon_bounds(x)[1]
-        self.upper_used = None
+        self.upper_used = self.upper_add_used = None
         if self.allocation is None or (self.given is not None and self.upper_order is None):
             return gauss
-        order, value = (self.allocation.delta if kind == "delta" else self.allocation.epsilon)(x, self.upper_order)
+        add = self.upper_add_order if self.given is not None else SEARCH
+        find = self.allocation.delta_orders if kind == "delta" else self.allocation.epsilon_orders
+        order, add_order, value = find(x, self.upper_order, add)
         if value < gauss:
-            self.upper_used = order
+            self.upper_used, self.upper_add_used = order, add_order
             return value
         return gauss
 

@@ -23,6 +23,7 @@ from rdp_verify.cli import main
 from rdp_verify.foundations.decimals import decimal_text
 from rdp_verify.foundations.inputs import InputError
 from rdp_verify.foundations.run import Phase
+from tests.curves.test_random_allocation import partition_sum
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "claims.json"
 MNIST = ["--batch-size", "256", "--dataset-size", "60000", "--sigma", "1.1", "--delta", "1e-5"]
@@ -357,11 +358,21 @@ BINS = ["--sampler", "balls-in-bins", *SHUFFLED[2:]]
 def test_a_balls_in_bins_claim_names_random_allocation_when_it_decided(capsys, neighbours, epsilon, verdict, why):
     code, out, _ = run(capsys, *BINS, "--neighbours", neighbours, "--epsilon", epsilon)
     assert f"verdict: {verdict}" in out and why in out
-    if neighbours == "add-remove":  # the add direction decides: 3(1 - 1/240)/(2σ²) + the Gaussian at μ² = 3/(240σ²)
+    if verdict == "holds" and neighbours == "add-remove":  # the why names the orders
+        # the remove direction decides: 3 epochs of log(M_α)/(α − 1), M_α Feldman & Shenfeld's partition sum, converted
+        # (Balle et al. 2020, Theorem 21); the add direction's Rényi DP of the exact pair is below it, and far below the
+        # shifted Gaussian that decided before it, 3(1 - 1/240)/(2σ²) + the Gaussian at μ² = 3/(240σ²)
         upper = mp.mpf(out.split("pld: epsilon in [")[1].split("]")[0].split(", ")[1])
-        expected = mp.mpf(3) * (1 - mp.mpf(1) / 240) / (2 * mp.mpf("1.3") ** 2) + gaussian_epsilon(
-            mp.mpf("1e-5"), mp.sqrt(mp.mpf(3) / 240) / mp.mpf("1.3"))
+        alpha = int(out.split("Renyi DP at order ")[1].split(" ")[0])
+        assert "order 48 of the exact pair (Laplace transform) in the add direction" in out
+        with mp.workdps(30):
+            moment = partition_sum(240, Fraction(13, 10), alpha)
+            expected = (3 * mp.log(moment) / (alpha - 1) + mp.log(mp.mpf(alpha - 1) / alpha)
+                        - (mp.log(mp.mpf("1e-5")) + mp.log(alpha)) / (alpha - 1))
         assert expected <= upper <= expected * (1 + mp.mpf("1e-8"))
+        shifted = mp.mpf(3) * (1 - mp.mpf(1) / 240) / (2 * mp.mpf("1.3") ** 2) + gaussian_epsilon(
+            mp.mpf("1e-5"), mp.sqrt(mp.mpf(3) / 240) / mp.mpf("1.3"))
+        assert upper < shifted / 2
 
 
 def test_rdp_accountant_is_refused_for_other_samplers(capsys):
