@@ -64,13 +64,13 @@ D_α(Q‖P) = (1/k)·log E_Q[(P/Q)^{−k}] = (1/k)·log E_Q[S^{−k}], S = (1/t)
    E[S^{−k}] = (1/Γ(k))·∫_0^∞ u^{k−1}·ψ(u/t)^t du, ψ(v) = E[e^{−vX}] (X ~ LN(−s²/2, s²)), the Laplace transform
    of the lognormal: decreasing, log-convex (Hölder), ψ(0) = 1.
 3. *Upper ends of ψ* (:class:`LaplaceBound`). (a) The trapezoid rule: ψ(v) = ∫ w(x) dx with
-   w(x) = φ(x)·exp(−v·e^{μ+sx}), μ = −s²/2, φ the standard normal density. w is entire, and for |b| < a with
-   s·a ≤ 3/2 < π/2, |w(x + ib)| = φ(x)·e^{b²/2}·exp(−v·e^{μ+sx}·cos(sb)) ≤ φ(x)·e^{a²/2}, so
-   ∫|w(x + ib)| dx ≤ M = e^{a²/2} and w → 0 uniformly in the strip. Then |h·Σ_{j∈ℤ} w(jh) − ψ(v)| ≤
+   w(x) = φ(x)·exp(−v·e^{μ+sx}), μ = −s²/2, φ the standard normal density. w is entire, and for abs(b) < a with
+   s·a ≤ 3/2 < π/2, abs(w(x + ib)) = φ(x)·e^{b²/2}·exp(−v·e^{μ+sx}·cos(sb)) ≤ φ(x)·e^{a²/2}, so
+   ∫abs(w(x + ib)) dx ≤ M = e^{a²/2} and w → 0 uniformly in the strip. Then abs(h·Σ_{j∈ℤ} w(jh) − ψ(v)) ≤
    2M/(e^{2πa/h} − 1) (Trefethen and Weideman, "The exponentially convergent trapezoidal rule", SIAM Review
-   56(3), 2014, Theorem 5.1: by Poisson summation the error is Σ_{m≠0} ŵ(2πm/h), and |ŵ(ξ)| ≤ M·e^{−a|ξ|} by
+   56(3), 2014, Theorem 5.1: by Poisson summation the error is Σ_{m≠0} ŵ(2πm/h), and abs(ŵ(ξ)) ≤ M·e^{−a·abs(ξ)} by
    moving the line of integration). Here a = min(3σ/2, 8), h = 1/n with 6.28·a·n ≥ 101 + a²/2 (an error below
-   e^{−100}); the nodes |jh| > 14 add at most 2Φ(−14) < e^{−100} (w ≤ φ, and h·φ(jh) is at most φ's integral
+   e^{−100}); the nodes abs(jh) > 14 add at most 2Φ(−14) < e^{−100} (w ≤ φ, and h·φ(jh) is at most φ's integral
    over the cell of width h on the origin's side); from the first node with y = v·e^{μ+sx_j} > 150 on, the
    nodes add at most e^{−y}·h·Σ_j φ(jh) ≤ e^{−y}(1 + h/√(2π)) ≤ 2e^{−y}. (b) Markov: e^{−y} ≤ (p/(ey))^p for
    p > 0, so ψ(v) ≤ C_p·v^{−p}, C_p = (p/e)^p·E[X^{−p}] = (p/e)^p·e^{s²p(p+1)/2}, at p = j/8 next to the
@@ -227,7 +227,7 @@ class LaplaceBound:
     Rényi DP"): the trapezoid rule in x = (W + s²/2)/s with step h = 1/n, its error bounded by Trefethen and
     Weideman's strip theorem, or Markov's ψ(v) ≤ C_p·v^{−p}, whichever is smaller; all in Arb, rounded up.
 
-    ``n`` (nodes per unit of x) and ``width`` (nodes |x| ≤ width) default to the rule's choice; tests coarsen them.
+    ``n`` (nodes per unit of x) and ``width`` (nodes abs(x) ≤ width) default to the rule's choice; tests coarsen them.
     """
 
     def __init__(self, sigma: Fraction, n: int | None = None, width: int = _WIDTH):
