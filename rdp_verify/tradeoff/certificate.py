@@ -96,6 +96,16 @@ PER_EPOCH_PROOF = (
     "settings.envelope_upper_composed (Chua et al. 2024, NeurIPS, Section 3; P-masses and losses rounded down, so "
     "delta_low <= delta at every epsilon), f decreasing in delta, the minimum bounded below by tangent lines with "
     "proven slope signs: rounded up.")
+# where a ladder point records an add order: the add direction's Renyi DP of the exact pair (certificates from
+# before it keep the text above)
+PER_EPOCH_PROOF_RENYI_ADD = PER_EPOCH_PROOF.replace(
+    "add direction a shifted Gaussian)", "add direction a shifted Gaussian, or at a recorded add_order the Renyi DP "
+    "of the exact pair through the Laplace transform of the lognormal, rdp_verify.curves.random_allocation)")
+
+
+def _per_epoch_proof(settings: dict[str, Any]) -> str:
+    entries = settings.get("envelope_lower_random_allocation") or []
+    return PER_EPOCH_PROOF_RENYI_ADD if any("add_order" in e for e in entries) else PER_EPOCH_PROOF
 
 
 def _freeze(trade: TradeOff, points: Sequence[Fraction]) -> None:
@@ -171,7 +181,7 @@ def certificate_of(trade: TradeOff, *, alphas: Sequence[Fraction] = DEFAULT_ALPH
         "advantage": interval_text(*trade.advantage()),
         "bayes": [{"prior": fraction_text(p), **interval_text(*trade.bayes(p))} for p in priors],
         "proofs": {**PROOFS, "upper_privacy_curve": curve_proofs["upper"], "lower_privacy_curve": curve_proofs["lower"],
-                   **({"envelopes_per_epoch": PER_EPOCH_PROOF} if extra else {})},
+                   **({"envelopes_per_epoch": _per_epoch_proof(extra)} if extra else {})},
         "work": {"refinements": refinements_json(trade.refinements)},
         "software": {"rdp_verify": __version__},
     }

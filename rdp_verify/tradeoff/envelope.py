@@ -62,8 +62,10 @@ of neighbouring datasets, either order. The run is (ε, δ_up(ε))-DP at every �
 of the pair, :mod:`~rdp_verify.curves.random_allocation`), so f ≥ f_{ε,δ_up(ε)} for each ε, hence f ≥ L (a
 maximum of lower bounds). E is the subset of :data:`ALLOCATION_LADDER` (ε = k/8, 0 ≤ k ≤ 128) where random
 allocation's δ_up(ε) at the order found (every order of :data:`~rdp_verify.curves.random_allocation.ORDERS` at
-the first point, then a descent from the previous point's best: a heuristic, any order is proven) is below no
-amplification's (elsewhere the line is below G_μ₀, the exact trade-off function of that Gaussian). **Rounding:**
+the first point, then a descent from the previous point's best: a heuristic, any order is proven; the add
+direction at its best order of :data:`~rdp_verify.curves.random_allocation.ADD_ORDERS`, the Rényi DP of the exact
+pair, where it beats the shifted Gaussian; certificates from before it record no add order and keep the shifted
+Gaussian) is below no amplification's (elsewhere the line is below G_μ₀, the exact trade-off function of that Gaussian). **Rounding:**
 δ_up(ε) is an exact rational at or above the proven ball (pessimistic, random_allocation's rounding); f_{ε,δ} is
 decreasing in δ, so the line at δ_up is at most the line at the true δ(ε); each line is an Arb ball (e^ε a ball)
 and its *lower* end is taken: L is rounded down. Shuffled runs, and balls-in-bins under replace-one, have no
@@ -112,7 +114,7 @@ from ..curves.accountant import DIRECTIONS, Curves
 from ..curves.compose import PLD, shift_ball
 from ..curves.gaussian import FLOOR, GaussianCurve
 from ..curves.per_epoch import Composed, PerEpochBounds, composed_pld
-from ..curves.random_allocation import ORDERS, applies
+from ..curves.random_allocation import ADD_ORDERS, ORDERS, SEARCH, applies
 from ..foundations.decimals import decimal_text
 from ..foundations.inputs import InputError, fraction_text, parse_rational
 from ..foundations.results import lower_end, to_arb, upper_end
@@ -182,30 +184,34 @@ def hull_at(hull: list[tuple[Fraction, Fraction]], alpha: Fraction) -> Fraction:
 @dataclass(frozen=True)
 class PerEpochEnvelope:
     """What a per-epoch run's envelopes use beyond its bracket's settings (a trade-off certificate records it):
-    ``allocation``, the (ε, random-allocation order) of the :data:`ALLOCATION_LADDER` points whose proven
-    δ_upper(ε) beats no amplification (lower envelope), and ``composed``, the composed binned maxima pairs
+    ``allocation``, the (ε, random-allocation remove order, add order) of the :data:`ALLOCATION_LADDER` points
+    whose proven δ_upper(ε) beats no amplification (lower envelope; the add order None: the shifted Gaussian, else
+    the Rényi DP of the exact pair at that order, :mod:`~rdp_verify.curves.random_allocation`), and ``composed``, the composed binned maxima pairs
     whose PLDs give the upper envelope (module docstring). Both empty: a certificate from before either
     (the lower envelope G_μ₀, the upper one the hull of the count tests)."""
 
-    allocation: tuple[tuple[Fraction, int], ...] = ()
+    allocation: tuple[tuple[Fraction, int, Fraction | None], ...] = ()
     composed: tuple[Composed, ...] = ()
 
     KEYS = ("envelope_lower_random_allocation", "envelope_upper_composed")
 
     def to_json(self) -> dict[str, Any]:
         """The settings' fields; none when both are empty (the same envelopes as a certificate from before them).
-        The ladder points are written as runs of consecutive points sharing an order: {order, from, to}."""
+        The ladder points are written as runs of consecutive points sharing their orders: {order, from, to} and
+        ``add_order`` where the add direction is the Rényi DP of the exact pair (absent: the shifted Gaussian)."""
         if not (self.allocation or self.composed):
             return {}
         index = {e: i for i, e in enumerate(ALLOCATION_LADDER)}
         runs: list[list[Any]] = []
-        for eps, order in self.allocation:
-            if runs and runs[-1][0] == order and index[runs[-1][2]] + 1 == index[eps]:
-                runs[-1][2] = eps
+        for eps, order, add in self.allocation:
+            if runs and runs[-1][:2] == [order, add] and index[runs[-1][3]] + 1 == index[eps]:
+                runs[-1][3] = eps
             else:
-                runs.append([order, eps, eps])
-        return {"envelope_lower_random_allocation": [{"order": o, "from_epsilon": fraction_text(a),
-                                                      "to_epsilon": fraction_text(b)} for o, a, b in runs],
+                runs.append([order, add, eps, eps])
+        return {"envelope_lower_random_allocation": [{"order": o, **({} if add is None else
+                                                                     {"add_order": fraction_text(add)}),
+                                                      "from_epsilon": fraction_text(a), "to_epsilon": fraction_text(b)}
+                                                     for o, add, a, b in runs],
                 "envelope_upper_composed": [c.to_json() for c in self.composed]}
 
     @classmethod
@@ -217,16 +223,18 @@ class PerEpochEnvelope:
         if not any(k in s for k in cls.KEYS):
             return cls()
         index = {e: i for i, e in enumerate(ALLOCATION_LADDER)}
-        allocation: list[tuple[Fraction, int]] = []
+        allocation: list[tuple[Fraction, int, Fraction | None]] = []
         for entry in s.get("envelope_lower_random_allocation") or []:
             order = entry["order"]
             first = index.get(parse_rational(entry["from_epsilon"], "from_epsilon"))
             last = index.get(parse_rational(entry["to_epsilon"], "to_epsilon"))
-            if first is None or last is None or first > last or order not in ORDERS or not applies(phases):
+            add = parse_rational(entry["add_order"], "add_order") if "add_order" in entry else None
+            if first is None or last is None or first > last or order not in ORDERS or not applies(phases) \
+                    or (add is not None and add not in ADD_ORDERS):
                 raise InputError(f"settings: envelope_lower_random_allocation entry {entry} is not a run of ladder "
-                                 "points and an order of a run with a balls-in-bins add-remove phase")
-            allocation += [(ALLOCATION_LADDER[i], order) for i in range(first, last + 1)]
-        if len({e for e, _ in allocation}) != len(allocation):
+                                 "points and orders of a run with a balls-in-bins add-remove phase")
+            allocation += [(ALLOCATION_LADDER[i], order, add) for i in range(first, last + 1)]
+        if len({e for e, _, _ in allocation}) != len(allocation):
             raise InputError("settings: envelope_lower_random_allocation repeats a ladder point")
         composed = []
         for c in s.get("envelope_upper_composed") or []:
@@ -260,8 +268,9 @@ def search_per_epoch(curves: PerEpochBounds) -> PerEpochEnvelope:
                         if not nearby < value:
                             break
                         index, value = index + step, nearby
+            _, add, value = bound.delta_orders(eps, ORDERS[index], SEARCH)  # the add direction at its best order
             if value < curves.upper.delta_bounds(eps)[1]:
-                allocation.append((eps, ORDERS[index]))
+                allocation.append((eps, ORDERS[index], add))
     composed: tuple[Composed, ...] = ()
     if any(p.epochs[0] >= 1 for p in curves.phases):
         comp = _choose(curves.phases, None, Fraction(0))
@@ -427,8 +436,8 @@ class Envelopes:
         if self._ladder is None:
             ladder = []
             with ctx.workprec(self.prec):
-                for eps, order in self.per_epoch.allocation:
-                    ladder.append((to_arb(eps).exp(), self.curves.allocation.delta(eps, order)[1]))
+                for eps, order, add in self.per_epoch.allocation:
+                    ladder.append((to_arb(eps).exp(), self.curves.allocation.delta_orders(eps, order, add)[2]))
             sides = []
             for comp in self.per_epoch.composed:
                 pld = composed_pld(tuple(self.curves.phases), comp)

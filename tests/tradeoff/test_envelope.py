@@ -179,8 +179,8 @@ def allocation_lines_mp(env, alpha):
     """L(α) at 100 digits from the recorded ladder points, δ_up(ε) the exact rational of random allocation's bound
     (mpmath; only the lines, not δ_up, are under test here)."""
     a, best = mpq(alpha), mp.mpf(0)
-    for eps, order in env.per_epoch.allocation:
-        d, x = mpq(env.curves.allocation.delta(eps, order)[1]), mp.exp(mpq(eps))
+    for eps, order, add in env.per_epoch.allocation:
+        d, x = mpq(env.curves.allocation.delta_orders(eps, order, add)[2]), mp.exp(mpq(eps))
         best = max(best, 1 - d - x * a, (1 - d - a) / x)
     return best
 
@@ -306,3 +306,24 @@ def test_per_epoch_envelopes_tighter_than_before(run, request):
         assert all(g > 0 for g in gains_up)
     widths = [(new.bounds(a)[1] - new.bounds(a)[0]) / (old.bounds(a)[1] - old.bounds(a)[0]) for a in RATES]
     assert max(widths) < 1
+
+
+def test_multi_epoch_allocation_lines_use_the_renyi_add_direction():
+    """Balls-in-bins over 5 epochs: where the shifted Gaussian's add direction (paid once per epoch) decides, the
+    ladder records the add direction's Rényi DP order instead, and f_low rises at every rate while staying below the
+    explicit attacks' proven f_up (an independent proof: count tests and composed maxima); the same ladder with the
+    add orders dropped is the bound as it was."""
+    from dataclasses import replace
+
+    from rdp_verify.curves.per_epoch import PerEpochBounds
+    from rdp_verify.tradeoff.envelope import PerEpochEnvelope
+
+    phases = (Phase(Fraction(1, 10), Fraction(7, 10), 50, sampler="balls-in-bins", batch_size=10, dataset_size=100),)
+    new = Envelopes(PerEpochBounds(phases))
+    found = new.prepare()
+    assert any(add is not None for _, _, add in found.allocation)
+    shifted = PerEpochEnvelope(tuple((e, o, None) for e, o, _ in found.allocation), found.composed)
+    old = Envelopes(PerEpochBounds(phases), replace(shifted))
+    for alpha in RATES:
+        low, up = new.bounds(alpha)
+        assert old.lower(alpha) < low <= up
