@@ -93,8 +93,8 @@ def test_inconsistent_exits_1(capsys, monkeypatch):
 
 def test_partial_exits_3(capsys):
     # one step of q = 0.01, sigma = 4 has privacy loss above 20 only beyond about 98 sigma (1 - q + q e^((2x - 1)/32)
-    # > e^20 needs x > 394): delta(20) is far below 1e-40, so no positive lower end can be proven. (The 10-step run of
-    # docs/privacy-curves.md at epsilon 50 is the same case, at several times the cost: it is executed there.)
+    # > e^20 needs x > 394): delta(20) is far below 1e-40, so no positive lower end can be proven (docs/privacy-curves.md
+    # shows the same run)
     code, out, _ = run(capsys, "--q", "0.01", "--sigma", "4", "--steps", "1", "--epsilon", "20")
     assert code == 3 and out.splitlines()[-1].startswith("verdict: partial (lower end 0")
 
