@@ -13,7 +13,7 @@ from ..accounting.order_lists import ORDER_LISTS
 from ..audit.claims import ACCOUNTANTS, STEP_CONVENTIONS, Claim, parse_claim, read_claims
 from ..foundations.inputs import InputError, parse_delta, parse_dps, parse_rational
 from ..foundations.parallel import progress_map
-from .common import PHASE_FLAGS, UsageError, add_parallel_arguments, add_run_arguments, emit, flag, workers
+from .common import PHASE_FLAGS, UsageError, add_parallel_arguments, add_run_arguments, emit, flag, show, workers
 
 __all__ = ["register"]
 
@@ -85,12 +85,7 @@ def _cmd_canaries(ns: argparse.Namespace, given: dict[str, Any]) -> int:
                                       fixed_in_advance=ns.thresholds_fixed_in_advance, file=str(ns.canaries),
                                       sha256=digest, tick=bar.update,
                                       mapper=lambda fn, items: progress_map(fn, items, pool, "discretising steps"))
-    if ns.out is not None:
-        emit(report, ns.out)
-    if ns.json:
-        emit(report, None)
-    else:
-        print(canary_summary(report, run_text(phases), str(ns.canaries)))
+    show(ns, report, lambda: canary_summary(report, run_text(phases), str(ns.canaries)))
     if ns.plot is not None:
         from ..tradeoff.plot import draw
 
@@ -164,12 +159,7 @@ def _cmd_one_run(ns: argparse.Namespace, given: dict[str, Any]) -> int:
                                    thresholds_from="scores" if from_scores else "counts", file=str(ns.canaries),
                                    sha256=digest,
                                    mapper=lambda fn, items: progress_map(fn, items, pool, "discretising steps"))
-    if ns.out is not None:
-        emit(report, ns.out)
-    if ns.json:
-        emit(report, None)
-    else:
-        print(one_run_summary(report, None if phases is None else run_text(phases), str(ns.canaries)))
+    show(ns, report, lambda: one_run_summary(report, None if phases is None else run_text(phases), str(ns.canaries)))
     return 1 if report["verdict"] == "bug" else 0
 
 
@@ -277,12 +267,7 @@ def cmd_audit(ns: argparse.Namespace) -> int:
         return 1
     single = ns.claims is None
     payload = reports[0] if single else reports
-    if ns.out is not None:
-        emit(payload, ns.out)
-    if ns.json:
-        emit(payload, None)
-    else:
-        print(summary(reports[0]) if single else report_table(reports))
+    show(ns, payload, lambda: summary(reports[0]) if single else report_table(reports))
     return 0 if all(r["verdict"] == "holds" for r in reports) else 1
 
 

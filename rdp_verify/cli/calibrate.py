@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from ..audit.claims import STEP_CONVENTIONS
 from ..calibration.options import ACCOUNTANTS, DEFAULT_TOLERANCE, domain
 from ..foundations.inputs import DELTA_MIN, fraction_text, parse_delta, parse_epsilon, parse_tolerance, short_text
-from .common import PHASE_FLAGS, UsageError, add_run_arguments, emit, run_from_flags
+from .common import PHASE_FLAGS, UsageError, add_run_arguments, run_from_flags, show
 from .dp import add_event_arguments, event_run_of
 
 if TYPE_CHECKING:
@@ -122,12 +122,7 @@ def cmd_calibrate(ns: argparse.Namespace) -> int:
 
     cal = calibrate(problem)
     cert = certificate(cal)
-    if ns.out is not None:
-        emit(cert, ns.out)
-    if ns.json:
-        emit(cert, None)
-    else:
-        print(summary(cal, cert))
+    show(ns, cert, lambda: summary(cal, cert))
     return 0 if cert["verdict"] in ("calibrated", "inconclusive") else 1
 
 

@@ -22,7 +22,7 @@ from ..foundations.inputs import InputError
 from ..foundations.parallel import Pool
 from ..foundations.run import NEIGHBOURS, PHASE_FIELDS, SAMPLERS, Phase, parse_run
 
-__all__ = ["UsageError", "Parser", "Output", "OUTPUT_KINDS", "check_outputs", "emit", "split_list", "jobs",
+__all__ = ["UsageError", "Parser", "Output", "OUTPUT_KINDS", "check_outputs", "emit", "show", "split_list", "jobs",
            "add_run_arguments", "PHASE_FLAGS", "flag", "run_from_flags", "add_parallel_arguments", "workers",
            "add_certificate_outputs"]
 
@@ -96,6 +96,17 @@ def emit(obj: Any, out: str | None) -> None:
         sys.stdout.write(text)
     else:
         write_atomic(out, text)
+
+
+def show(ns: Any, obj: Any, summary: Callable[[], str]) -> None:
+    """A command's result: written to ``--out`` (atomically) when given, then printed as JSON with ``--json``, else
+    as the human-readable ``summary()``."""
+    if ns.out is not None:
+        emit(obj, ns.out)
+    if ns.json:
+        emit(obj, None)
+    else:
+        print(summary())
 
 
 def split_list(text: str, name: str) -> list[str]:

@@ -26,9 +26,9 @@ from .common import (
     add_certificate_outputs,
     add_parallel_arguments,
     add_run_arguments,
-    emit,
     flag,
     run_from_flags,
+    show,
     workers,
 )
 
@@ -202,12 +202,7 @@ def _cmd_event(ns: argparse.Namespace, run: Any, delta: Fraction | None, epsilon
         print(f"{'epsilon = inf' if delta is not None else 'delta = 1'}: not private ({exc})")
         print("verdict: partial (no finite upper end: the run is not differentially private)")
         return EXIT["partial"]
-    if ns.out is not None:
-        emit(cert, ns.out)
-    if ns.json:
-        emit(cert, None)
-    else:
-        print(event_summary(cert))
+    show(ns, cert, lambda: event_summary(cert))
     return EXIT[cert["verdict"]]
 
 
@@ -250,12 +245,7 @@ def cmd_dp(ns: argparse.Namespace) -> int:
         result = bracket(run, delta=delta, epsilon=epsilon, tolerance=tolerance,
                          mapper=lambda fn, items: progress_map(fn, items, pool, "discretising steps"))
     cert = certificate_of(result, delta=delta, epsilon=epsilon, tolerance=tolerance)
-    if ns.out is not None:
-        emit(cert, ns.out)
-    if ns.json:
-        emit(cert, None)
-    else:
-        print(summary(cert, phases))
+    show(ns, cert, lambda: summary(cert, phases))
     if ns.plot is not None:
         from ..curves.plot import draw
 

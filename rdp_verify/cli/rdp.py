@@ -16,7 +16,7 @@ from ..accounting.options import DPS
 from ..accounting.order_lists import ORDER_LISTS, parse_orders
 from ..audit.rdp_table import PROOF, check_digits, rdp_table
 from ..foundations.inputs import parse_dps, parse_q, parse_sigma, parse_steps
-from .common import UsageError, emit
+from .common import UsageError, emit, show
 from .dp import add_event_arguments
 
 __all__ = ["register"]
@@ -71,12 +71,7 @@ def _cmd_event(ns: argparse.Namespace) -> int:
         print(f"proven RDP of {render(event)}; {relation}; {_count(len(orders))}" + (f" ({name})" if name else "") + ":")
         print(f"epsilon_alpha = inf at every order: not private ({exc}); no table is written")
         return 3
-    if ns.out is not None:
-        emit(table, ns.out)
-    if ns.json:
-        emit(table, None)
-    else:
-        print("\n".join(_event_lines(table, name, ns.digits)))
+    show(ns, table, lambda: "\n".join(_event_lines(table, name, ns.digits)))
     comps = table["components"]
     return 3 if comps and all(c["bound"] == "upper only" for c in comps) else 0
 

@@ -10,7 +10,7 @@ from ..audit.claims import STEP_CONVENTIONS
 from ..curves.options import DEFAULT_TOLERANCE
 from ..foundations.inputs import fraction_text, parse_rational, parse_tolerance
 from ..foundations.parallel import progress_map
-from .common import add_certificate_outputs, add_parallel_arguments, add_run_arguments, emit, split_list, workers
+from .common import add_certificate_outputs, add_parallel_arguments, add_run_arguments, show, split_list, workers
 from .dp import add_event_arguments, event_run_of, run_phases, run_text
 
 __all__ = ["register", "tradeoff_summary", "parse_rates"]
@@ -78,12 +78,7 @@ def cmd_tradeoff(ns: argparse.Namespace) -> int:
         trade = tradeoff(run, fprs=[*alphas, *fprs], tolerance=tolerance, leaves=leaves,
                          mapper=lambda fn, items: progress_map(fn, items, pool, "discretising steps"))
     cert = certificate_of(trade, alphas=alphas, fprs=fprs, priors=priors, tolerance=tolerance, run=event)
-    if ns.out is not None:
-        emit(cert, ns.out)
-    if ns.json:
-        emit(cert, None)
-    else:
-        print(tradeoff_summary(cert, run_text(phases) if event is None else cert["mechanism"]))
+    show(ns, cert, lambda: tradeoff_summary(cert, run_text(phases) if event is None else cert["mechanism"]))
     if ns.plot is not None:
         from ..tradeoff.plot import draw
 
