@@ -12,7 +12,13 @@ from rdp_verify.foundations.inputs import InputError
 from rdp_verify.foundations.results import lower_end, upper_end
 from rdp_verify.tradeoff import binomial as b
 
-mp.mp.dps = 50
+
+@pytest.fixture(autouse=True)
+def _digits():
+    """50 digits for this module\'s mpmath references, restored after each test (a module-level mp.dps
+    would depend on the order in which the test files are imported)."""
+    with mp.workdps(50):
+        yield
 
 
 def exact_cdf(p: Fraction, k: int, n: int) -> Fraction:

@@ -15,7 +15,13 @@ from rdp_verify.tradeoff import audit_canaries, parse_canaries, read_canaries, t
 from rdp_verify.tradeoff.canaries import clopper_pearson_upper, empirical_epsilon
 from rdp_verify.tradeoff.canary_report import check_canary_report
 
-mp.mp.dps = 30
+
+@pytest.fixture(autouse=True)
+def _digits():
+    """30 digits for this module\'s mpmath references, restored after each test (a module-level mp.dps
+    would depend on the order in which the test files are imported)."""
+    with mp.workdps(30):
+        yield
 
 
 @pytest.mark.parametrize("k,n,level", [(0, 1000, Fraction(1, 40)), (5, 100, Fraction(1, 40)), (99, 100, Fraction(1, 10**4)),

@@ -13,22 +13,29 @@ from rdp_verify.foundations.inputs import InputError
 from rdp_verify.foundations.run import Phase
 from rdp_verify.tradeoff import tradeoff
 
-mp.mp.dps = 40
+
+@pytest.fixture(autouse=True)
+def _digits():
+    """40 digits for this module\'s mpmath references, restored after each test (a module-level mp.dps
+    would depend on the order in which the test files are imported)."""
+    with mp.workdps(40):
+        yield
 
 
 def mpq(x):
     return mp.mpf(x.numerator) / x.denominator
 
 
-GAUSSIAN_RUNS = [  # (phases, μ): q = 1, μ² = Σ Δ²T/σ² (Δ = 2 under replace-one)
-    ([Phase(Fraction(1), Fraction(2), 4)], mp.mpf(1)),
-    ([Phase(Fraction(1), Fraction(3), 10), Phase(Fraction(1), Fraction(1), 1)], mp.sqrt(mp.mpf(10) / 9 + 1)),
-    ([Phase(Fraction(1), Fraction(5), 3, neighbours="replace-one")], 2 * mp.sqrt(3) / 5),
+GAUSSIAN_RUNS = [  # (phases, μ²): q = 1, μ² = Σ Δ²T/σ² (Δ = 2 under replace-one); μ taken in the test's precision
+    ([Phase(Fraction(1), Fraction(2), 4)], Fraction(1)),
+    ([Phase(Fraction(1), Fraction(3), 10), Phase(Fraction(1), Fraction(1), 1)], Fraction(10, 9) + 1),
+    ([Phase(Fraction(1), Fraction(5), 3, neighbours="replace-one")], Fraction(12, 25)),
 ]
 
 
-@pytest.mark.parametrize("phases,mu", GAUSSIAN_RUNS)
-def test_gaussian_runs(phases, mu):
+@pytest.mark.parametrize("phases,mu2", GAUSSIAN_RUNS)
+def test_gaussian_runs(phases, mu2):
+    mu = mp.sqrt(mpq(mu2))
     t = tradeoff(phases)
     assert t.method == "closed form"
     assert mpq(t.mu_lower()) <= mu <= mpq(t.mu_upper())  # the μ bracket contains √T/σ

@@ -16,7 +16,13 @@ from rdp_verify.foundations.run import Phase
 from rdp_verify.tradeoff import one_run as o
 from rdp_verify.tradeoff import read_canaries, tradeoff
 
-mp.mp.dps = 60
+
+@pytest.fixture(autouse=True)
+def _digits():
+    """60 digits for this module\'s mpmath references, restored after each test (a module-level mp.dps
+    would depend on the order in which the test files are imported)."""
+    with mp.workdps(60):
+        yield
 
 
 def exact_p_value_half(m, r, v, delta):
