@@ -248,7 +248,8 @@ def cmd_compare(ns: argparse.Namespace) -> int:
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "compare",
-        help="test float64 accountants against certified values: one-step RDP, or (epsilon, delta) of runs with --dp",
+        help="test float64 accountants against certified values: one-step RDP, (epsilon, delta) of runs with --dp, "
+             "trade-off curves and canary auditors with --tradeoff",
         description=(
             "Evaluate peer accountants' one-step RDP of the Poisson-subsampled Gaussian mechanism\n"
             "on a grid and classify each value against our proven interval [lo, hi] for epsilon_alpha:\n"
