@@ -69,7 +69,9 @@ def draw(trade: TradeOff, path: str | os.PathLike, boxes: Sequence[dict[str, Any
     left.set_ylim(0, 1)
     left.set_xlabel("α: type-I error (false-positive rate)")
     left.set_ylabel("β: type-II error (false-negative rate)")
-    run = run_label(trade.phases)
+    # an event tree's other mechanisms (leaves) beside its DP-SGD phases, by name and uses
+    run = "; ".join(([run_label(trade.phases)] if trade.phases else [])
+                    + [f"{count} × {type(leaf).__name__}" for leaf, count in trade.leaves])
     left.set_title(f"Trade-off function of the run ({run})", fontsize=10)
     left.legend(fontsize=7.5, loc="upper right")
     left.grid(True, alpha=0.3)
