@@ -125,7 +125,7 @@ def trim(p: PLD) -> PLD:
 
 def _rescale(c: fmpz_poly, bits: int, rounding: str) -> fmpz_poly:
     scale = fmpz(2) ** bits
-    return c // scale if rounding == "down" else -((-c) // scale)
+    return c // scale if rounding == "down" else -(c // -scale)  # one negation fewer than -((-c) // scale)
 
 
 def _prefix(c: fmpz_poly, n: int) -> int:
@@ -136,16 +136,69 @@ def _suffix(c: fmpz_poly, n: int) -> int:
     return int(c.right_shift(n)(1)) if n < c.length() else 0
 
 
+def _last_prefix_within(c: fmpz_poly, budget: int) -> tuple[int, int]:
+    """(i, Σ_{k<i} c_k) for the largest i in [0, length) with Σ_{k<i} c_k ≤ budget (c_k ≥ 0, budget ≥ 0).
+
+    The same i as ``last_true(0, length, lambda i: _prefix(c, i) <= budget)`` (the prefix sums are exact and
+    non-decreasing, so the answer is unique), found in O(i) coefficient reads instead of O(length·log): galloping
+    from 0 (probes 1, 3, 7, ...), then bisection on the bracketing segment, halving the segment it sums.
+    """
+    n, a, total, step = c.length(), 0, 0, 1
+    while a + step < n:
+        s = _prefix(c, a + step)
+        if s > budget:
+            break
+        a, total, step = a + step, s, 2 * step
+    b = min(a + step, n)  # the answer lies in [a, b): Σ_{k<a} ≤ budget, and b = n or Σ_{k<b} > budget
+    seg = c.truncate(b).right_shift(a)  # coefficients a..b−1
+    while b - a > 1:
+        mid = (a + b) // 2
+        left = seg.truncate(mid - a)
+        s = total + int(left(1))
+        if s <= budget:
+            seg, a, total = seg.right_shift(mid - a), mid, s
+        else:
+            seg, b = left, mid
+    return a, total
+
+
+def _first_suffix_within(c: fmpz_poly, lo: int, budget: int) -> tuple[int, int]:
+    """(j, Σ_{k≥j} c_k) for the smallest j in (lo, length] with Σ_{k≥j} c_k ≤ budget, given Σ_{k≥lo} c_k > budget.
+
+    The same j as ``last_true(lo, length, lambda i: _suffix(c, i) > budget) + 1``: galloping down from the top
+    (probes length − 1, length − 3, ...), then bisection on the bracketing segment, as in _last_prefix_within.
+    """
+    n = c.length()
+    b, total, step = n, 0, 1
+    while b - step > lo:
+        s = _suffix(c, b - step)
+        if s > budget:
+            break
+        b, total, step = b - step, s, 2 * step
+    a = max(b - step, lo)  # the answer lies in (a, b]: Σ_{k≥a} > budget, Σ_{k≥b} ≤ budget
+    seg = c.truncate(b).right_shift(a)  # coefficients a..b−1
+    while b - a > 1:
+        mid = (a + b) // 2
+        right = seg.right_shift(mid - a)
+        s = total + int(right(1))
+        if s <= budget:
+            seg, b, total = seg.truncate(mid - a), mid, s
+        else:
+            seg, a = right, mid
+    return b, total
+
+
 def _window(c: fmpz_poly, budget: int) -> tuple[int, int, int]:
     """(lo, hi, cut): keep coefficients lo..hi−1; cut = exact mass outside (≤ 2·budget)."""
-    n = c.length()
-    lo = last_true(0, n, lambda i: _prefix(c, i) <= budget)  # cut at most ``budget`` below
+    lo, below = _last_prefix_within(c, budget)  # cut at most ``budget`` below
     if _suffix(c, lo) <= budget:
         hi = lo
-    else:  # the smallest hi with suffix(hi) ≤ budget: one past the last hi where it exceeds
-        hi = last_true(lo, n, lambda i: _suffix(c, i) > budget) + 1
-    hi = max(hi, lo + 1)
-    return lo, hi, _prefix(c, lo) + _suffix(c, hi)
+    else:  # the smallest hi with suffix(hi) ≤ budget
+        hi, above = _first_suffix_within(c, lo, budget)
+    if hi <= lo:
+        hi = lo + 1
+        above = _suffix(c, hi)
+    return lo, hi, below + above
 
 
 def multiply(a: PLD, b: PLD, budget: Budget) -> PLD:
@@ -269,9 +322,19 @@ def epsilon_root(p: PLD, delta: Fraction, prec: int) -> arb | None:
         if p.inf >= target:
             return arb.pos_inf()
 
+        # the probes' tail sums as in _tail_sums, with the fmpz_poly evaluated at the ball e^{−h} directly (no
+        # arb_poly built per probe) and the constant balls made once: other, still rigorous, balls, which may
+        # decide a probe within their radius of δ differently; the returned root is computed as before
+        hx = to_arb(p.h)
+        x, shift = (-hx).exp(), shift_ball(p.shift)
+
         def above(i: int) -> bool:  # (1) at ℓ_i exceeds δ
-            mass, weighted = _tail_sums(p, i + 1)
-            return bool(arb(mass) + p.inf - _loss(p, i).exp() * weighted > target)
+            tail = p.coeffs.right_shift(i + 1)
+            if tail.length() == 0:
+                return bool(arb(p.inf) > target)
+            weighted = tail(x) * (-hx * (p.offset + i + 1) - shift).exp()
+            loss = shift + to_arb(Fraction(p.offset + i) * p.h)
+            return bool(arb(int(tail(1))) + p.inf - loss.exp() * weighted > target)
 
         # the root lies in (ℓ_lo, ℓ_lo+1], ℓ_{−1} = −∞
         lo = last_true(-1, p.length - 1 if above(0) else 0, above)
