@@ -49,6 +49,24 @@ from 2.0 s to 1.2 s at h = 1e-3: measured once with :class:`rdp_verify.curves.ac
 grows with the uses (log2(uses) exact products against one FFT) and with 1/h (the composed length ∝ uses × loss
 range / h).
 
+Then the overheads around the exact products in :mod:`rdp_verify.curves.compose` (the cut window by galloping and
+halving segment sums instead of a bisection summing O(length) coefficients per probe; the root search's probes
+evaluating the fmpz_poly at the ball e^{−h} without building an arb_poly; one negation fewer in the upward division),
+composed masses, windows, roots and brackets bit-identical. Measured once, the old and new code alternating in one
+process (best of 3; 1000 uses: one run each), at h = 1e-3 (machine-dependent, quoted, never executed):
+
+    case      uses  dp_accounting  rdp_verify before → after   ratio before → after   after: FLINT products alone
+    laplace    100    0.033-0.05 s     0.48 s → 0.40 s            15× → 12×              0.25 s (5-8× dp_accounting)
+    rr         100    0.05 s           0.65 s → 0.57 s            12× → 11×              0.42 s (8× dp_accounting)
+    laplace   1000    0.12 s           3.0 s → 2.7 s              24× → 22×
+    rr        1000    0.22 s           4.5 s → 3.3 s              21× → 15×
+
+(the whole benchmark then: Laplace 0.42 s against 0.042 s, 10×; randomized response 0.54 s against 0.051 s, 11×). The
+5× aim is out of reach while the products stay exact: after this change the sixteen 64-bit ``fmpz_poly``
+products (eight per composed PLD, upper and lower bound) alone take 5-8× dp_accounting's whole ε(δ), the divisions
+by 2^64 another quarter of our time for Laplace's dense PLDs (5% for randomized response's sparse ones: FLINT's
+per-coefficient division, about three copies' cost), the window about 4%, the root search 3-5%.
+
 Needs the optional peer: pip install 'rdp_verify[peers]'.
 """
 

@@ -30,8 +30,13 @@ in the final δ. Products use FLINT's
 ``fmpz_poly`` multiplication (python-flint): exact, and bit for bit the same on every machine.
 
 Cost: a product of lengths n and m costs one integer-polynomial multiplication, about
-O((n + m)·bits·log) (Schönhage–Strassen via Kronecker substitution); T steps take about 2·log2 T
-products by repeated squaring.
+O((n + m)·bits·log) (Schönhage–Strassen via Kronecker substitution; a squaring passes the same object twice,
+which FLINT squares, about 30% cheaper than a product); T steps take about 2·log2 T products by repeated
+squaring. Around each product: the division by 2^bits (one FLINT pass over the coefficients, up to about half
+of the product's time for dense 64-bit PLDs), the window (galloping, then bisection on halving segments: O(cut length)
+coefficient reads) and the copy of the window. Measured on ``benchmarks/bench_events.py`` (Laplace and randomized
+response, 100 uses, h = 1e-3): the products are 63% (Laplace) and 75% (randomized response) of the whole ε(δ)
+bracket, the divisions 27% and 5% (dense against sparse PLDs), the windows 4%, the root searches 3-5%.
 """
 
 from __future__ import annotations
@@ -125,6 +130,9 @@ def trim(p: PLD) -> PLD:
 
 def _rescale(c: fmpz_poly, bits: int, rounding: str) -> fmpz_poly:
     scale = fmpz(2) ** bits
+    # KNOWN DEFECT (tests/curves/test_compose.py, the strict xfail): FLINT's fmpz_poly // d is the floor only where
+    # |c_i| ≥ |d| and 0 elsewhere, so "up" rounds a coefficient 0 < c_i < 2^bits to 0, not 1 (the fix changes
+    # golden rows; pending)
     return c // scale if rounding == "down" else -(c // -scale)  # one negation fewer than -((-c) // scale)
 
 
