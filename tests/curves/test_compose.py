@@ -7,8 +7,17 @@ from fractions import Fraction
 import pytest
 from flint import ctx, fmpz_poly
 
-from rdp_verify.curves.compose import (PLD, Budget, _window, compose, delta_at, epsilon_root, multiply, power,
-                                      products_needed)
+from rdp_verify.curves.compose import (
+    PLD,
+    Budget,
+    _window,
+    compose,
+    delta_at,
+    epsilon_root,
+    multiply,
+    power,
+    products_needed,
+)
 from rdp_verify.foundations.results import arb_to_bounded
 
 BITS, H = 40, Fraction(1, 10)
