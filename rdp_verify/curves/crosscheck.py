@@ -355,6 +355,7 @@ class _StepMGF:
 
     def __init__(self, q: Fraction, sigma: Fraction, direction: str, drop: Fraction):
         self.kind = direction
+        self._rules: dict[tuple[float, bool], tuple[np.ndarray, np.ndarray] | None] = {}
         sigma = sigma / 2 if direction == "fixed" else sigma
         self.q, self.sigma = float(q), float(sigma)
         self.gaussian = q == 1 and direction in ("remove", "add")  # log M = u(1 + u)/(2σ²) in both directions
@@ -389,7 +390,14 @@ class _StepMGF:
 
     def rule(self, s_max: float, fine: bool) -> tuple[np.ndarray, np.ndarray] | None:
         """(ℓ_k, λ_k) on the box, panels of at most σ/4 on which e^{is·ℓ} turns by at most TURN radians
-        for |s| ≤ s_max; None beyond MAX_Z_NODES nodes."""
+        for |s| ≤ s_max; None beyond MAX_Z_NODES nodes. Built once per (s_max, fine): the saddle-point
+        search alone asks for the s_max = 0 rule about 150 times."""
+        key = (s_max, fine)
+        if key not in self._rules:
+            self._rules[key] = self._build_rule(s_max, fine)
+        return self._rules[key]
+
+    def _build_rule(self, s_max: float, fine: bool) -> tuple[np.ndarray, np.ndarray] | None:
         sig = self.sigma
         a, b = self.box
         edges = [a]
