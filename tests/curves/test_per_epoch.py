@@ -1,8 +1,10 @@
 """Shuffling and balls-in-bins: the no-amplification upper end against the Gaussian closed form, the explicit
 pair's model against a simulation of the actual samplers, and the bracket's certificate."""
 
+import copy
 import json
 from fractions import Fraction
+from functools import lru_cache
 
 import mpmath as mp
 import numpy as np
@@ -111,9 +113,20 @@ def test_the_chua_et_al_example_shuffle_lower_end_exceeds_the_poisson_curve():
     assert shuffled.lower > poisson.upper
 
 
+@lru_cache(maxsize=None)
+def _two_epochs(target):
+    return certify_run([shuffle(epochs=2)], **dict(target))
+
+
+def two_epochs(**target):
+    """certify_run([shuffle(epochs=2)], **target), computed once per target for the module (the same certificate
+    each call: deterministic); each test gets its own copy."""
+    return copy.deepcopy(_two_epochs(tuple(target.items())))
+
+
 @pytest.mark.parametrize("target", [{"delta": DELTA}, {"epsilon": Fraction(2)}])
 def test_certificate_is_rechecked_and_every_field_verified(target):
-    cert = certify_run([shuffle(epochs=2)], **target)
+    cert = two_epochs(**target)
     assert check_run_certificate(json.loads(json.dumps(cert))) == []
     assert cert["method"] == "per-epoch bounds" and cert["settings"]["lower_tests"]
     assert cert["settings"]["lower_composed"]["others_gradient"] == "-1"
@@ -127,7 +140,7 @@ def test_certificate_is_rechecked_and_every_field_verified(target):
                                          ("settings.lower_composed.edges", 100000),
                                          ("inputs.phases.0.sampler", "balls-in-bins")])
 def test_a_resealed_forgery_of_the_tests_or_the_sampler_is_caught(path, value):
-    cert = certify_run([shuffle(epochs=2)], delta=DELTA)
+    cert = two_epochs(delta=DELTA)
     problems = check_run_certificate(edited(cert, path, value))
     assert problems and all(":" in p for p in problems)
 
