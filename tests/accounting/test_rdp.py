@@ -11,6 +11,7 @@ import warnings
 from fractions import Fraction
 
 import mpmath
+import numpy as np
 import pytest
 from oracles import binomial_log_a, mp
 from scipy.integrate import IntegrationWarning, quad
@@ -59,7 +60,10 @@ def float_epsilon(q: float, sigma: float, alpha: float) -> float:
     lo, hi = -40 * sigma, max(alpha, z1, 0.0) + 40 * sigma
     points = [p for p in sorted({0.0, 0.5, alpha, z1}) if lo < p < hi]
     norm = sigma * math.sqrt(2 * math.pi)
-    peak = max(sum(log_terms(lo + (hi - lo) * k / 4000)) for k in range(4001))
+    # the integrand's largest log on 4001 equispaced points (a scale for the quadrature, not a result): the same
+    # log_terms, vectorised in numpy (the Python loop was 85 % of the optimal-order tests' time)
+    zs = np.linspace(lo, hi, 4001)
+    peak = float(np.max(-zs * zs / (2 * s2) + alpha * np.log1p(q * np.expm1((2 * zs - 1) / (2 * s2)))))
     if peak > 1:  # A_α is large: integrate w^α scaled by its peak
         value = _quad(lambda z: math.exp(sum(log_terms(z)) - peak), lo, hi, points)
         return (peak + math.log(value / norm)) / (alpha - 1)
