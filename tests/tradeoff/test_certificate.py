@@ -3,6 +3,7 @@
 import copy
 import json
 from fractions import Fraction
+from functools import lru_cache
 from pathlib import Path
 
 import pytest
@@ -21,9 +22,20 @@ RUNS = {
 BALLS = [Phase(Fraction(1, 10), Fraction(7, 10), 10, sampler="balls-in-bins", batch_size=10, dataset_size=100)]
 
 
+@lru_cache(maxsize=None)
+def _certified(name):
+    return certify_tradeoff(RUNS[name], alphas=[Fraction(1, 1000), Fraction(1, 2)], fprs=[Fraction(1, 100)])
+
+
+def certified(name):
+    """The certificate of RUNS[name] at α ∈ {1/1000, 1/2}, FPR 1/100, computed once for the module (the same
+    certificate each call: deterministic); each caller gets its own copy."""
+    return copy.deepcopy(_certified(name))
+
+
 @pytest.fixture(scope="module", params=sorted(RUNS))
 def cert(request):
-    return certify_tradeoff(RUNS[request.param], alphas=[Fraction(1, 1000), Fraction(1, 2)], fprs=[Fraction(1, 100)])
+    return certified(request.param)
 
 
 def reseal(cert):
@@ -49,7 +61,7 @@ def test_gaussian_run_of_a_million_steps():
 
 @pytest.fixture(scope="module")
 def subsampled():
-    return certify_tradeoff(RUNS["subsampled"], alphas=[Fraction(1, 1000), Fraction(1, 2)], fprs=[Fraction(1, 100)])
+    return certified("subsampled")  # cert's "subsampled" certificate, not computed a second time
 
 
 @pytest.mark.parametrize("path,value", [
