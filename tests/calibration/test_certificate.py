@@ -193,11 +193,15 @@ def test_event_calibration_is_the_independent_answer(event_cert):
         == {"class_name": "GaussianDpEvent", "noise_multiplier": "3.2"}
 
 
-def test_event_calibration_is_checked_field_by_field(event_cert):
+def test_event_calibration_is_checked_field_by_field(event_cert, monkeypatch):
+    from rdp_verify.calibration import certificate as module
     from rdp_verify.calibration.certificate import EVENT_POINTS_POLICY
     assert event_cert["inputs"]["event"] == GAUSS_LAPLACE
-    assert check_calibration(event_cert) == []
-    assert assert_every_field_checked(event_cert, recompute(event_cert), EVENT_POINTS_POLICY, compare, SCHEMA) > 90
+    fresh = []  # the recomputation check makes is the one the forgeries are compared with (one calibration, not two)
+    monkeypatch.setattr(module, "recompute", lambda cert: fresh.append(recompute(cert)) or fresh[-1])
+    assert check_calibration(event_cert) == [] and len(fresh) == 1
+    monkeypatch.undo()
+    assert assert_every_field_checked(event_cert, fresh[0], EVENT_POINTS_POLICY, compare, SCHEMA) > 90
     forged = edited(event_cert, "inputs.event.events.1.noise_multiplier", "3")  # a different Laplace release
     assert check_calibration(forged)
 

@@ -7,6 +7,7 @@ converted here by a dense scan over α of the Balle et al. (2020) formula in mpm
 """
 
 from fractions import Fraction
+from functools import cache
 
 import mpmath as mp
 import pytest
@@ -26,11 +27,21 @@ def exact(sigma, steps):
     return gaussian_epsilon(DELTA, mp.sqrt(steps) / mp.mpf(sigma.numerator) * sigma.denominator)
 
 
+@cache
 def rdp_gaussian(sigma, steps):
+    """The minimum over the orders α = 1 + k/1000 (k = 1, 8, 15, ... < 200000) of the converted RDP. The objective is
+    smooth in α: every 10th order first, then every order within ±0.5 of the best of those (2 900 evaluations, not
+    28 600; the minimum is the full scan's unless another order 0.5 away were lower, where the objective varies
+    slowly)."""
     s2 = mp.mpf(sigma.numerator) ** 2 / sigma.denominator ** 2
     d = mp.mpf(DELTA.numerator) / DELTA.denominator
-    return min(steps * a / (2 * s2) + mp.log((a - 1) / a) - (mp.log(d) + mp.log(a)) / (a - 1)
-               for a in (1 + mp.mpf(k) / 1000 for k in range(1, 200000, 7)))
+
+    def epsilon(k):
+        a = 1 + mp.mpf(k) / 1000
+        return steps * a / (2 * s2) + mp.log((a - 1) / a) - (mp.log(d) + mp.log(a)) / (a - 1)
+
+    best = min(range(1, 200000, 70), key=epsilon)
+    return min(epsilon(k) for k in range(max(1, best - 497), min(200000, best + 498), 7))
 
 
 def test_smallest_sigma_matches_the_gaussian_closed_form():
