@@ -30,11 +30,19 @@ dp_accounting = pytest.importorskip("dp_accounting")
 
 
 @lru_cache(maxsize=None)
-def epsilon(q: float, sigma: float, steps: int, delta: float) -> float:
-    """dp_accounting's PLD accountant (default settings) for `steps` Poisson-subsampled Gaussian steps."""
+def accountant_of(q: float, sigma: float, steps: int):
+    """dp_accounting's PLD accountant (default settings) after `steps` Poisson-subsampled Gaussian steps.
+
+    Composed once per run: each run has golden rows at three deltas, and the tests below share them.
+    """
     accountant = dp_accounting.pld.PLDAccountant()
     accountant.compose(dp_accounting.PoissonSampledDpEvent(q, dp_accounting.GaussianDpEvent(sigma)), steps)
-    return accountant.get_epsilon(delta)
+    return accountant
+
+
+def epsilon(q: float, sigma: float, steps: int, delta: float) -> float:
+    """The accountant's epsilon at `delta` (get_epsilon reads the composed PLD, it does not change it)."""
+    return accountant_of(q, sigma, steps).get_epsilon(delta)
 
 
 def round_off_row(t) -> bool:
