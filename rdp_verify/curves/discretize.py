@@ -672,9 +672,17 @@ def loss_scale(q: Fraction, sigma: Fraction, tail: Fraction, pair: str = "sgm") 
 
         width = loss(hi) - loss(lo)
         # Var_P(L) = E_{μ0}[w·(log w)²] − E_{μ0}[w·log w]², by quadrature over z
-        density = lambda z: mpmath.npdf(z, 0, s) * mpmath.exp(loss(z))  # noqa: E731  μ = μ0·w
+        seen: dict[Any, tuple[Any, Any]] = {}
+
+        def at(z: Any) -> tuple[Any, Any]:  # (density, loss) at z, μ = μ0·w; both quadratures use the same nodes
+            # (same intervals, rule and precision): each node is evaluated once
+            if z not in seen:
+                ell = loss(z)
+                seen[z] = (mpmath.npdf(z, 0, s) * mpmath.exp(ell), ell)
+            return seen[z]
+
         cut = sorted({mpmath.mpf(0), mpmath.mpf(1), lo, hi})
         with mpmath.workdps(_SPREAD_DPS):  # a step size needs a few digits, not thirty: four times faster
-            m1 = mpmath.quad(lambda z: density(z) * loss(z), [-mpmath.inf] + cut + [mpmath.inf])
-            m2 = mpmath.quad(lambda z: density(z) * loss(z) ** 2, [-mpmath.inf] + cut + [mpmath.inf])
+            m1 = mpmath.quad(lambda z: at(z)[0] * at(z)[1], [-mpmath.inf] + cut + [mpmath.inf])
+            m2 = mpmath.quad(lambda z: at(z)[0] * at(z)[1] ** 2, [-mpmath.inf] + cut + [mpmath.inf])
             return float(width), float(mpmath.sqrt(max(m2 - m1 * m1, 0)))
