@@ -129,11 +129,18 @@ def trim(p: PLD) -> PLD:
 
 
 def _rescale(c: fmpz_poly, bits: int, rounding: str) -> fmpz_poly:
+    """⌊c_i/2^bits⌋ (``down``) or ⌈c_i/2^bits⌉ (``up``) of every coefficient c_i ≥ 0 of a product.
+
+    python-flint's ``fmpz_poly // d`` is polynomial division by the constant d: a coefficient with |c_i| ≥ d
+    becomes ⌊c_i/d⌋, one with |c_i| < d becomes 0. That is the floor for 0 ≤ c_i, but not for −d < c_i < 0,
+    so the textbook ⌈c/d⌉ = −⌊−c/d⌋ would turn 0 < c_i < d into 0: an upper bound rounded down (found in
+    2026-11; it dropped at most length·2^−bits of mass per product). Up is therefore ⌊(c_i + d − 1)/d⌋,
+    whose numerators are all ≥ 0. tests/curves/test_compose.py checks both against Python's integers.
+    """
     scale = fmpz(2) ** bits
-    # KNOWN DEFECT (tests/curves/test_compose.py, the strict xfail): FLINT's fmpz_poly // d is the floor only where
-    # |c_i| ≥ |d| and 0 elsewhere, so "up" rounds a coefficient 0 < c_i < 2^bits to 0, not 1 (the fix changes
-    # golden rows; pending)
-    return c // scale if rounding == "down" else -(c // -scale)  # one negation fewer than -((-c) // scale)
+    if rounding == "down":
+        return c // scale
+    return (c + fmpz_poly([scale - 1] * c.length())) // scale
 
 
 def _prefix(c: fmpz_poly, n: int) -> int:
@@ -210,21 +217,31 @@ def _window(c: fmpz_poly, budget: int) -> tuple[int, int, int]:
 
 
 def multiply(a: PLD, b: PLD, budget: Budget) -> PLD:
-    """The PLD of the product pair, rounded in the direction of ``a`` and cut to a window (module docstring)."""
+    """The PLD of the product pair, rounded in the direction of ``a`` and cut to a window (module docstring).
+
+    Upper bounds are cut on the exact product, before rounding: the cut-off mass (exact, in units of 2^−2·bits)
+    goes to +∞ rounded up, and only the kept coefficients are rounded up. Rounding first would keep every far-tail
+    coefficient below one unit as one whole unit, and such tails (each below the budget only in total) would then
+    never be cut: the composed length would grow with every product.
+    """
     if (a.bits, a.h, a.rounding) != (b.bits, b.h, b.rounding):
         raise ValueError("PLDs on different grids, scales or rounding directions")
-    c = _rescale(a.coeffs * b.coeffs, a.bits, a.rounding)
+    c = a.coeffs * b.coeffs
     steps, inf, offset, shift = a.steps + b.steps, a.inf + b.inf, a.offset + b.offset, add_shifts(a.shift, b.shift)
+    up, per_cut = a.rounding == "up", budget.per_cut(steps)
+    if not up:
+        c = _rescale(c, a.bits, "down")
     if c.length() == 0:
         return PLD(c, offset, inf, a.bits, a.h, a.rounding, steps, shift)
-    lo, hi, cut = _window(c, budget.per_cut(steps))
+    lo, hi, cut = _window(c, per_cut << a.bits if up else per_cut)
     if budget.max_length is not None and hi - lo > budget.max_length:  # a check's settings asked for more work than
         # any command does (the length cannot be known before composing): stop here, before the next product
         raise Refused(f"settings: a composed privacy-loss distribution of {hi - lo} grid points, beyond the "
                       f"{budget.max_length} any command composes")
     kept = c.right_shift(lo).truncate(hi - lo)
-    if a.rounding == "up":
-        inf += cut
+    if up:
+        kept = _rescale(kept, a.bits, "up")
+        inf += -(-cut >> a.bits)  # ⌈cut/2^bits⌉: the cut-off mass moved to loss +∞
     return trim(PLD(kept, offset + lo, inf, a.bits, a.h, a.rounding, steps, shift))
 
 

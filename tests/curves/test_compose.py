@@ -10,6 +10,7 @@ from flint import ctx, fmpz_poly
 from rdp_verify.curves.compose import (
     PLD,
     Budget,
+    _rescale,
     _window,
     compose,
     delta_at,
@@ -136,12 +137,28 @@ def test_window_search_equals_the_direct_sums(seed):
         assert _window(fmpz_poly(c), budget) == window_by_direct_sums(c, budget)
 
 
-@pytest.mark.xfail(strict=True, reason="known defect: FLINT's fmpz_poly // d leaves 0 (not the floor) where |c_i| < d, "
-                   "so _rescale's -((-c) // 2^bits) rounds a product coefficient 0 < c_i < 2^bits down to 0; a "
-                   "fix changes golden-dp rows, see the report of the compose speed work")
 def test_products_below_one_unit_round_up_to_one_unit():
     one_unit = PLD.from_masses([1, 1], 0, 0, BITS, H, "up")  # masses 2^-BITS each: products 2^-2·BITS
     square = multiply(one_unit, one_unit, NO_CUT)
     exact = [Fraction(1, 2**(2 * BITS)), Fraction(2, 2**(2 * BITS)), Fraction(1, 2**(2 * BITS))]
     got = as_fractions(square) + [Fraction(0)] * 3
     assert all(g >= e for g, e in zip(got, exact))
+
+
+@pytest.mark.parametrize("seed", range(30))
+@pytest.mark.parametrize("bits", [1, 40, 64, 80])
+def test_rescale_is_floor_and_ceiling_of_every_coefficient(seed, bits):
+    """Against Python's integers: 0, 1, d − 1, d, d + 1, multiples and huge values, at every length."""
+    rng, d = random.Random(seed), 2**bits
+    special = (0, 1, d - 1, d, d + 1, 2 * d, 5 * d - 1, d * d + 3)
+    c = [rng.choice(special + (rng.randint(0, 3 * d), rng.randint(0, 2**(2 * bits + 10)))) for _ in
+         range(rng.randint(1, 300))] + [rng.randint(1, 4 * d)]
+    assert [int(x) for x in _rescale(fmpz_poly(c), bits, "down").coeffs()] == _strip([x // d for x in c])
+    assert [int(x) for x in _rescale(fmpz_poly(c), bits, "up").coeffs()] == _strip([-(-x // d) for x in c])
+
+
+def _strip(c: list[int]) -> list[int]:
+    """fmpz_poly drops zero coefficients at the high end."""
+    while c and c[-1] == 0:
+        c = c[:-1]
+    return c

@@ -51,8 +51,10 @@ def test_version_3_keeps_version_2s_rows_bit_for_bit():
 
 def test_version_4_keeps_version_3s_rows_or_narrows_them():
     """Version 4 raised the shuffled and balls-in-bins lower ends (the composed maxima of each epoch) and added a
-    run: of the rows in both files, the Poisson and fixed-size ones are version 3's byte for byte, and each other
-    bracket lies inside version 3's (both proven)."""
+    run: of the rows in both files, the Poisson and fixed-size ones keep version 3's lower ends byte for byte, and each
+    other bracket lies inside version 3's (both proven). Their upper ends were regenerated after the fix of the upward
+    rounding of composed products (2026-11: coefficients below one fixed-point unit had been rounded to 0, not 1;
+    CHANGELOG): each moved by less than 1e-8 relative, some up, some down (the window is now cut before rounding)."""
     def rows(text):
         lines = [line for line in text.splitlines(keepends=True) if not line.startswith("#")][1:]
         return {tuple(line.split(",")[:8]): (line, parsed) for line, parsed in zip(lines, golden_dp.parse_rows(text))}
@@ -62,7 +64,8 @@ def test_version_4_keeps_version_3s_rows_or_narrows_them():
     for key, (line_3, (phase, _, lo3, hi3)) in old.items():
         line_4, (_, _, lo4, hi4) = new[key]
         if phase.sampler in ("poisson", "fixed"):
-            assert line_4 == line_3
+            assert line_4.split(",")[:9] == line_3.split(",")[:9]  # the run, delta and the lower end
+            assert abs(hi4 - hi3) < hi3 * Fraction(1, 10**8)
         else:
             assert lo3 <= lo4 <= hi4 <= hi3
             raised += lo4 > lo3
