@@ -140,7 +140,19 @@ def _rescale(c: fmpz_poly, bits: int, rounding: str) -> fmpz_poly:
     scale = fmpz(2) ** bits
     if rounding == "down":
         return c // scale
-    return (c + fmpz_poly([scale - 1] * c.length())) // scale
+    return (c + _pad(bits, c.length())) // scale
+
+
+_PADS: dict[int, fmpz_poly] = {}  # bits -> the polynomial Σ_i (2^bits − 1)·x^i, long enough so far
+
+
+def _pad(bits: int, n: int) -> fmpz_poly:
+    """Σ_{i<n} (2^bits − 1)·x^i, cut from a cached longer one (building it from a Python list costs more than the
+    division it serves)."""
+    pad = _PADS.get(bits)
+    if pad is None or pad.length() < n:
+        pad = _PADS[bits] = fmpz_poly([fmpz(2) ** bits - 1] * max(n, 2 * (pad.length() if pad is not None else 0)))
+    return pad.truncate(n)
 
 
 def _prefix(c: fmpz_poly, n: int) -> int:
