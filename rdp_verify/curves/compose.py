@@ -163,65 +163,44 @@ def _suffix(c: fmpz_poly, n: int) -> int:
     return int(c.right_shift(n)(1)) if n < c.length() else 0
 
 
-def _last_prefix_within(c: fmpz_poly, budget: int) -> tuple[int, int]:
-    """(i, Σ_{k<i} c_k) for the largest i in [0, length) with Σ_{k<i} c_k ≤ budget (c_k ≥ 0, budget ≥ 0).
+def _most_within(c: fmpz_poly, bound: int, budget: int, from_top: bool) -> tuple[int, int]:
+    """(m, s): the largest m < ``bound`` whose m coefficients at one end of c — the lowest, or with ``from_top`` the
+    highest — sum to s ≤ budget (c_k ≥ 0, budget ≥ 0; the sums are exact and grow with m, so m is unique).
 
-    The same i as ``last_true(0, length, lambda i: _prefix(c, i) <= budget)`` (the prefix sums are exact and
-    non-decreasing, so the answer is unique), found in O(i) coefficient reads instead of O(length·log): galloping
-    from 0 (probes 1, 3, 7, ...), then bisection on the bracketing segment, halving the segment it sums.
+    Found in O(m) coefficient reads instead of O(length·log) for a bisection on end sums: galloping away from the
+    end (m = 1, 3, 7, ...), then bisection on the bracketing segment, halving the segment it sums. The segment
+    between a and b coefficients from the end is kept as a polynomial; its part nearer the end is its low part
+    (from the bottom) or its high part (from the top).
     """
     n, a, total, step = c.length(), 0, 0, 1
-    while a + step < n:
-        s = _prefix(c, a + step)
+    while a + step < bound:
+        s = _suffix(c, n - a - step) if from_top else _prefix(c, a + step)
         if s > budget:
             break
         a, total, step = a + step, s, 2 * step
-    b = min(a + step, n)  # the answer lies in [a, b): Σ_{k<a} ≤ budget, and b = n or Σ_{k<b} > budget
-    seg = c.truncate(b).right_shift(a)  # coefficients a..b−1
+    b = min(a + step, bound)  # the answer lies in [a, b): the a-sum ≤ budget, and b = bound or the b-sum > budget
+    seg = c.truncate(n - a).right_shift(n - b) if from_top else c.truncate(b).right_shift(a)
     while b - a > 1:
         mid = (a + b) // 2
-        left = seg.truncate(mid - a)
-        s = total + int(left(1))
+        near, far = (seg.right_shift(b - mid), seg.truncate(b - mid)) if from_top else \
+            (seg.truncate(mid - a), seg.right_shift(mid - a))
+        s = total + int(near(1))
         if s <= budget:
-            seg, a, total = seg.right_shift(mid - a), mid, s
+            seg, a, total = far, mid, s
         else:
-            seg, b = left, mid
+            seg, b = near, mid
     return a, total
-
-
-def _first_suffix_within(c: fmpz_poly, lo: int, budget: int) -> tuple[int, int]:
-    """(j, Σ_{k≥j} c_k) for the smallest j in (lo, length] with Σ_{k≥j} c_k ≤ budget, given Σ_{k≥lo} c_k > budget.
-
-    The same j as ``last_true(lo, length, lambda i: _suffix(c, i) > budget) + 1``: galloping down from the top
-    (probes length − 1, length − 3, ...), then bisection on the bracketing segment, as in _last_prefix_within.
-    """
-    n = c.length()
-    b, total, step = n, 0, 1
-    while b - step > lo:
-        s = _suffix(c, b - step)
-        if s > budget:
-            break
-        b, total, step = b - step, s, 2 * step
-    a = max(b - step, lo)  # the answer lies in (a, b]: Σ_{k≥a} > budget, Σ_{k≥b} ≤ budget
-    seg = c.truncate(b).right_shift(a)  # coefficients a..b−1
-    while b - a > 1:
-        mid = (a + b) // 2
-        right = seg.right_shift(mid - a)
-        s = total + int(right(1))
-        if s <= budget:
-            seg, b, total = seg.truncate(mid - a), mid, s
-        else:
-            seg, a = right, mid
-    return b, total
 
 
 def _window(c: fmpz_poly, budget: int) -> tuple[int, int, int]:
     """(lo, hi, cut): keep coefficients lo..hi−1; cut = exact mass outside (≤ 2·budget)."""
-    lo, below = _last_prefix_within(c, budget)  # cut at most ``budget`` below
+    n = c.length()
+    lo, below = _most_within(c, n, budget, from_top=False)  # cut at most ``budget`` below
     if _suffix(c, lo) <= budget:
         hi = lo
-    else:  # the smallest hi with suffix(hi) ≤ budget
-        hi, above = _first_suffix_within(c, lo, budget)
+    else:  # the smallest hi > lo with suffix(hi) ≤ budget: the most coefficients from the top, fewer than n − lo
+        m, above = _most_within(c, n - lo, budget, from_top=True)
+        hi = n - m
     if hi <= lo:
         hi = lo + 1
         above = _suffix(c, hi)
