@@ -21,7 +21,9 @@ def test_quadratic_threshold():
     assert quadratic_threshold(F(1), arb(-5), arb(0)) is None
 
 
-@pytest.mark.parametrize("q,sigma,tau", [("0.01", "1", "1"), ("0.1", "1", "1.2"), ("0.01", "4", "0.25")])
+# slow: (0.01, 1, 1) is a "holds" verdict on the same path as (0.1, 1, 1.2) and (0.01, 4, 0.25) (default run)
+@pytest.mark.parametrize("q,sigma,tau", [pytest.param("0.01", "1", "1", marks=pytest.mark.slow), ("0.1", "1", "1.2"),
+                                         ("0.01", "4", "0.25")])
 def test_holds_is_consistent_with_quadrature(monkeypatch, q, sigma, tau):
     # the six spot checks of a direction share its KL (the centring term of centred_log_mgf): one quadrature, not six
     monkeypatch.setattr(cdp_oracles, "kl", functools.lru_cache(maxsize=None)(cdp_oracles.kl))

@@ -50,8 +50,9 @@ def test_gaussian_mechanism_epsilon_contains_the_closed_form():
     assert contains(b.lower, b.upper, gaussian_epsilon(Fraction(1, 10**6), mp.sqrt(mp.mpf(50) / 16 + mp.mpf(10) / 4)))
 
 
-@pytest.mark.parametrize("q, sigma, epsilon", [("0.01", "1", "0.1"), ("0.5", "2/3", "1"), ("0.3", "5", "0"),
-                                               ("0.9", "0.5", "2.5")])
+# slow: (0.01, 1, 0.1) takes the same one-step path as (0.5, 2/3, 1) and (0.9, 0.5, 2.5) (default run)
+@pytest.mark.parametrize("q, sigma, epsilon", [pytest.param("0.01", "1", "0.1", marks=pytest.mark.slow),
+                                               ("0.5", "2/3", "1"), ("0.3", "5", "0"), ("0.9", "0.5", "2.5")])
 def test_one_step_contains_the_exact_curve(q, sigma, epsilon):
     q, sigma, epsilon = Fraction(q), Fraction(sigma), Fraction(epsilon)
     b = bracket([Phase(q, sigma, 1)], epsilon=epsilon)

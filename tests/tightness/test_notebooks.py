@@ -22,7 +22,10 @@ def test_notebook_is_stored_without_outputs(path):
             assert cell.outputs == [] and cell.execution_count is None
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+# slow: figure1.ipynb runs figure1_data and plots.save, covered by tests/tightness/test_figure1.py::
+# test_cli_writes_png_svg_json (default run); running a notebook is covered by the other notebooks (default run)
+@pytest.mark.parametrize("path", [pytest.param(p, marks=pytest.mark.slow) if p.name == "figure1.ipynb" else p
+                                  for p in NOTEBOOKS], ids=lambda p: p.name)
 def test_notebook_runs(path, tmp_path):
     nb = nbformat.read(path, as_version=4)
     # kernel "python3" is launched with this interpreter (jupyter_client replaces a bare
