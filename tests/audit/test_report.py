@@ -98,7 +98,10 @@ def test_tf_privacy_figure_matches_dp_accounting_at_integer_orders(published):
     assert abs(float(listed["epsilon"]["upper"]) - theirs) <= 1e-9 * theirs
 
 
-@pytest.mark.parametrize("conversion", ["mironov2017", "both"])
+@pytest.mark.parametrize("conversion", [
+    # slow: the 1 % margins are covered by the "both" case (unsupported asserted for each conversion, mironov2017's
+    # too), mironov2017 alone by test_json_report_carries_verdict_bounds_order_and_certificates (default run)
+    pytest.param("mironov2017", marks=pytest.mark.slow), "both"])
 def test_one_percent_above_holds_and_below_is_unsupported(capsys, conversion):
     phases = [Phase(Fraction(256, 60000), Fraction(11, 10), 14063)]
     # the optimum under "both" is the smaller one, balle2020's (Balle et al. ≤ Mironov pointwise)

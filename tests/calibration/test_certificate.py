@@ -202,6 +202,12 @@ def test_event_calibration_is_checked_field_by_field(event_cert, monkeypatch):
     assert check_calibration(event_cert) == [] and len(fresh) == 1
     monkeypatch.undo()
     assert assert_every_field_checked(event_cert, fresh[0], EVENT_POINTS_POLICY, compare, SCHEMA) > 90
+
+
+# slow: forged inputs going through the full recomputation is covered by test_forged_inputs_are_recomputed (default
+# run), and the recomputation reading the tree by test_event_calibration_is_checked_field_by_field (default run)
+@pytest.mark.slow
+def test_event_calibration_with_a_forged_tree_is_recomputed(event_cert):
     forged = edited(event_cert, "inputs.event.events.1.noise_multiplier", "3")  # a different Laplace release
     assert check_calibration(forged)
 

@@ -119,6 +119,9 @@ def test_bad_input_is_one_line_exit_2_and_nothing_written(args, message, tmp_pat
     assert list(tmp_path.iterdir()) == []
 
 
+# slow: calibrate --event's summary is covered by the executed example of docs/calibration.md, its certificate's check
+# by tests/calibration/test_certificate.py::test_event_calibration_is_checked_field_by_field (default run)
+@pytest.mark.slow
 def test_event_calibration_from_the_command_line(tmp_path, capsys):
     """calibrate --event: sigma of the tree's Gaussian mechanisms beside a Laplace release (the answer is checked
     against an independent mpmath computation in tests/calibration/test_certificate.py); check confirms it."""

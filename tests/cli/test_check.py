@@ -30,6 +30,9 @@ def written(capsys, tmp_path, *argv):
     return path, report
 
 
+# slow: checking a sealed audit report is covered by test_a_claims_file_report_is_confirmed_report_by_report (reports
+# confirmed one by one, a forged one FAILED) and tests/cli/test_events.py's sealed audit report (one) (default run)
+@pytest.mark.slow
 def test_an_audit_report_is_confirmed_and_a_forgery_is_failed(capsys, tmp_path):
     path, report = written(capsys, tmp_path, "audit", *SMALL, "--epsilon", "1")
     assert report.startswith(f"{path}: confirmed (1 audit report: schema, content hash, ")

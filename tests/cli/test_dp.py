@@ -71,7 +71,9 @@ def test_plot(capsys, tmp_path):
 
 @pytest.mark.parametrize("run_args", [
     ["--neighbours", "replace-one", "--q", "0.05", "--sigma", "2", "--steps", "20"],
-    ["--sampler", "shuffle", "--batch-size", "100", "--dataset-size", "1000", "--sigma", "1", "--epochs", "2"],
+    # slow: the plot without an RDP curve is covered by the replace-one case (default run)
+    pytest.param(["--sampler", "shuffle", "--batch-size", "100", "--dataset-size", "1000", "--sigma", "1", "--epochs",
+                  "2"], marks=pytest.mark.slow),
 ])
 def test_plot_of_other_samplers_has_no_rdp_curve(capsys, tmp_path, monkeypatch, run_args):
     from rdp_verify.curves import plot
