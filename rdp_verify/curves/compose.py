@@ -26,7 +26,7 @@ a budget, found by bisection on exact integer sums; the cut-off mass is accounte
 above, so the budget only trades accuracy for speed. Mass cut from a PLD of m steps reappears in
 each of the T/m copies of it that the T-step result contains (union bound), so a product standing
 for m of the run's T steps may cut 2·B·m/(T·N) (N products in all): the cuts add up to at most 2B
-in the final δ. Products use FLINT's
+in the final δ (plus one unit per product where an upper cut is rounded up). Products use FLINT's
 ``fmpz_poly`` multiplication (python-flint): exact, and bit for bit the same on every machine.
 
 Cost: a product of lengths n and m costs one integer-polynomial multiplication, about
