@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Iterator
 
@@ -127,6 +127,8 @@ class FieldPolicy:
     verified: tuple[str, ...]
     not_verified: tuple[str, ...]
     derived: tuple[str, ...] = ()
+    _seen: dict[str, tuple[bool | None, bool]] = field(default_factory=dict, init=False, repr=False, compare=False,
+                                                      hash=False)  # path -> (is_verified, is_derived)
 
     def under(self, prefix: str) -> FieldPolicy:
         """The same policy for a certificate embedded at ``prefix``."""
@@ -141,14 +143,24 @@ class FieldPolicy:
     def is_verified(self, path: str) -> bool | None:
         """True (recomputed and compared, or exactly re-derived), False (recorded, not verified) or None (in no
         list, or in more than one)."""
-        v = _compiled(self.verified).fullmatch(path) is not None
-        d = _compiled(self.derived).fullmatch(path) is not None
-        n = _compiled(self.not_verified).fullmatch(path) is not None
-        return None if v + d + n != 1 else not n
+        return self._kinds(path)[0]
 
     def is_derived(self, path: str) -> bool:
         """The leaf is re-derived from the certificate's own fields, not compared with the recomputation."""
-        return _compiled(self.derived).fullmatch(path) is not None
+        return self._kinds(path)[1]
+
+    def _kinds(self, path: str) -> tuple[bool | None, bool]:
+        """(is_verified, is_derived) of a path, matched once per policy and path (a check asks for each leaf several
+        times, a mutation test for each leaf of hundreds of forgeries)."""
+        kinds = self._seen.get(path)
+        if kinds is None:
+            v = _compiled(self.verified).fullmatch(path) is not None
+            d = _compiled(self.derived).fullmatch(path) is not None
+            n = _compiled(self.not_verified).fullmatch(path) is not None
+            if len(self._seen) >= 100_000:  # a stranger's file with ever new paths: memory stays bounded
+                self._seen.clear()
+            kinds = self._seen[path] = (None if v + d + n != 1 else not n, d)
+        return kinds
 
     def partition_errors(self, cert: Any) -> list[str]:
         """Leaves of ``cert`` in neither list or in both: empty iff the lists partition its fields."""
@@ -183,7 +195,9 @@ class FieldPolicy:
                 yield (f"{path}: not a field of this certificate format" if path in mine
                        else f"{path}: recomputed, but in no field list (a gap in rdp_verify's field policy)")
             elif kind and path.rsplit(".", 1)[-1] != "content_hash" and not self.is_derived(path) \
-                    and not _same(_get(claimed, path), _get(fresh, path)):
+                    and not _same(mine.get(path, _MISSING), theirs.get(path, _MISSING)):
+                # a path that is a leaf on one side only is absent or a non-empty container on the other: unequal
+                # either way, as _get would find
                 at = _divergence(claimed, fresh, path)
                 reported.append(at)
                 yield f"{at}: claimed {_show(_get(claimed, at))}, recomputed {_show(_get(fresh, at))}"
