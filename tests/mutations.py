@@ -15,7 +15,7 @@ recorded but not verified is not reported: every field is caught or declared.
 
 from __future__ import annotations
 
-import copy
+import json
 import re
 from fractions import Fraction
 from typing import Any, Callable
@@ -70,7 +70,7 @@ def _at(obj: Any, segments: list[str]) -> Any:
 
 def edited(cert: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
     """``cert`` with the leaf at ``path`` set to ``value``, every enclosing sealed object resealed."""
-    out = copy.deepcopy(cert)
+    out = json.loads(json.dumps(cert))  # a JSON document's deep copy, several times faster than copy.deepcopy
     _set(out, path, value)
     segments = path.split(".")
     for depth in range(len(segments) - 1, -1, -1):
