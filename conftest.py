@@ -6,7 +6,10 @@
   stdout and stderr merged as a terminal shows them. The lines after it are the expected
   output, compared with :mod:`doctest`'s checker: ``...`` is the elision marker (any text,
   also several lines), trailing blanks are ignored. Blocks are self-contained, so examples
-  can run in any order and on any xdist worker.
+  can run in any order and on any xdist worker. ``rdp-verify`` in those commands is the installed
+  console script run by a fork server that imported the package once per worker
+  (tests/console_server.py: the same script, output and exit status, without 0.5-1.5 s of imports
+  per command; ``RDP_VERIFY_DOCS_FORKSERVER=0`` runs the script directly).
 * ```` ```python ```` blocks: each block is one test with a fresh namespace; a block starting
   with ``>>>`` is a doctest (``...`` elides output there too).
 
@@ -60,12 +63,49 @@ def _normal(text: str) -> str:
     return "\n".join(line.rstrip() for line in text.strip("\n").splitlines()) + "\n"
 
 
+def console_env(launcher: bool = True) -> dict[str, str]:
+    """The examples' environment: this interpreter's scripts first on PATH, preceded by the fork
+    server's ``rdp-verify`` launcher when ``launcher`` and the server runs."""
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "COLUMNS": "100", "PATH": path}
+    bin_dir = _fork_server(env) if launcher else None
+    if bin_dir:
+        env["PATH"] = f"{bin_dir}{os.pathsep}{path}"
+    return env
+
+
+_SERVER: dict[str, object] = {}
+
+
+def _fork_server(env: dict[str, str]) -> str | None:
+    """Start this worker's fork server once; the folder holding its launcher, or None to run the script."""
+    if "bin" not in _SERVER:
+        _SERVER["bin"] = None
+        script = Path(sys.executable).parent / "rdp-verify"
+        if os.environ.get("RDP_VERIFY_DOCS_FORKSERVER", "1") == "0" or not script.exists() or os.name != "posix":
+            return None
+        home = Path(tempfile.mkdtemp(prefix="rdp-verify-fork-"))
+        sock = str(home / "socket")
+        proc = subprocess.Popen([sys.executable, str(ROOT / "tests" / "console_server.py"), sock, str(script)],
+                                env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        _SERVER["process"] = proc  # its stdin closes when this worker exits, and the server stops
+        if proc.stdout.readline().strip() != "ready":  # it exited: an import failed or started a thread
+            shutil.rmtree(home, ignore_errors=True)
+            return None
+        (home / "bin").mkdir()
+        launcher = home / "bin" / "rdp-verify"
+        launcher.write_text(f"#!{sys.executable} -IS\nimport sys\nsys.path.insert(0, {str(ROOT / 'tests')!r})\n"
+                            f"import console_server\nconsole_server.launch({sock!r})\n")
+        launcher.chmod(0o755)
+        _SERVER["bin"] = str(home / "bin")
+    return _SERVER["bin"]
+
+
 def run_console(example) -> str | None:
     with tempfile.TemporaryDirectory(prefix="rdp-verify-doc-") as work:
         for folder in ("examples", "certificates", "benchmarks"):
             shutil.copytree(ROOT / folder, Path(work) / folder)
-        env = {**os.environ, "PYTHONUNBUFFERED": "1", "COLUMNS": "100",
-               "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+        env = console_env()
         for cmd, expected in commands(example.parsed):
             proc = subprocess.run(["bash", "-c", cmd], cwd=work, env=env, stdout=subprocess.PIPE,
                                   stderr=subprocess.STDOUT, text=True, timeout=TIMEOUT)

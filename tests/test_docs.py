@@ -13,6 +13,8 @@ the quoted rows of ``figure1``'s JSON, recomputed by the function the command ca
 
 import importlib.util
 import json
+import os
+import subprocess
 from types import SimpleNamespace
 
 import pytest
@@ -78,3 +80,34 @@ def test_the_sample_claims_are_published_claims_copied_unchanged():
 def test_slow_example(text):
     failure = docs_examples().run_console(SimpleNamespace(parsed=text))
     assert failure is None, failure
+
+
+FORK_SERVER_COMMANDS = [
+    'rdp-verify --help | head -3; echo "exit ${PIPESTATUS[0]}"',
+    'COLUMNS=60 rdp-verify certify --help | tail -4',  # the environment is the command's own
+    'rdp-verify dp --q 0.01 --sigma 1 --steps 100 --delta -1e-5; echo "exit $?"',  # stderr, exit 2
+    'rdp-verify check missing.json; echo "exit $?"',
+    # the working directory and standard input are the command's own, stdout and stderr interleave
+    'rdp-verify dp --q 0.01 --sigma 4 --steps 10 --delta 1e-5 --out c.json 2>&1 && '
+    'cat c.json | rdp-verify check /dev/stdin; echo "exit $?"',
+]
+
+
+@pytest.mark.skipif(os.environ.get("RDP_VERIFY_DOCS_FORKSERVER") == "0", reason="the fork server is turned off")
+def test_the_fork_server_runs_the_installed_script_unchanged(tmp_path):
+    """The docs' ``rdp-verify`` (conftest.py's fork server, tests/console_server.py) prints what the
+    installed console script prints, byte for byte, with the same exit status."""
+    examples = docs_examples()
+    served, direct = examples.console_env(), examples.console_env(launcher=False)
+    where = [subprocess.run(["bash", "-c", "command -v rdp-verify"], env=env, capture_output=True, text=True).stdout
+             for env in (served, direct)]
+    assert where[0] != where[1] and where[0].strip().endswith("bin/rdp-verify")  # two different programs compared
+    for command in FORK_SERVER_COMMANDS:
+        outputs = []
+        for name, env in (("served", served), ("direct", direct)):
+            (tmp_path / name).mkdir(exist_ok=True)
+            proc = subprocess.run(["bash", "-c", command], cwd=tmp_path / name, env=env, stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT)
+            outputs.append((proc.returncode, proc.stdout))
+        assert outputs[0] == outputs[1], command
+        assert outputs[0][1].strip(), command  # the command printed something
