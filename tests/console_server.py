@@ -116,7 +116,7 @@ def serve(path: str, script: str) -> None:
     for module in pkgutil.walk_packages(rdp_verify.__path__, "rdp_verify."):
         if not module.name.endswith(".__main__"):  # that one would run the command-line interface
             importlib.import_module(module.name)
-    for name in ("sympy", "mpmath", "flint", "numpy", "jsonschema", "scipy.stats",
+    for name in ("sympy", "mpmath", "flint", "numpy", "jsonschema", "tqdm", "multiprocessing.synchronize", "scipy.stats",
                  "dp_accounting", "prv_accountant", "autodp.rdp_acct"):  # not jax: it starts threads
         try:
             importlib.import_module(name)
