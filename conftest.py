@@ -82,7 +82,8 @@ def _fork_server(env: dict[str, str]) -> str | None:
     if "bin" not in _SERVER:
         _SERVER["bin"] = None
         script = Path(sys.executable).parent / "rdp-verify"
-        if os.environ.get("RDP_VERIFY_DOCS_FORKSERVER", "1") == "0" or not script.exists() or os.name != "posix":
+        if (os.environ.get("RDP_VERIFY_DOCS_FORKSERVER", "1") == "0" or not script.exists() or os.name != "posix"
+                or " " in sys.executable or len(sys.executable) > 120):  # the launcher's #! line must hold it
             return None
         home = Path(tempfile.mkdtemp(prefix="rdp-verify-fork-"))
         sock = str(home / "socket")
