@@ -138,6 +138,10 @@ def test_pld_one_percent_above_holds_and_below_is_violated(capsys):
     assert pld["certificate"]["verdict"] == "certified"
 
 
+# slow: the pld-only summary is covered by docs/auditors.md's q = 0.1 --accountant pld examples (tests/test_docs.py,
+# default run), issue 12's MNIST verdicts by test_pld_one_percent_above_holds_and_below_is_violated (default run); this
+# very command is also the slow example of docs/auditors.md
+@pytest.mark.slow
 def test_pld_only_and_the_issue_claim(capsys):
     code, out, err = run(capsys, "--q", "256/60000", "--sigma", "1.1", "--steps", "14063", "--delta", "1e-5",
                          "--epsilon", "2.39", "--accountant", "pld")
@@ -195,6 +199,9 @@ def test_delta_far_below_the_floor_is_reported_as_a_bound(capsys):
     assert code == 0 and report["verdict"] == "holds" and 0 < delta < Fraction(1, 10**4342)
 
 
+# slow: this MNIST summary is covered by docs/auditors.md's "One claim" example, the same command with its whole output
+# compared (tests/test_docs.py, default run)
+@pytest.mark.slow
 def test_human_summary(capsys):
     code, out, err = run(capsys, *MNIST, "--epochs", "60", "--step-convention", "ceil", "--epsilon", "3.01",
                          "--orders", "tf_privacy_compute_dp_sgd_privacy")
@@ -364,9 +371,12 @@ def test_the_shuffled_published_claim_is_violated_with_both_numbers(examples):
     assert pld["certificate"]["method"] == "per-epoch bounds"
 
 
-@pytest.mark.parametrize("epsilon, verdict, why", [("1.18", "violated", "lower end from an explicit pair"),
-                                                    ("3", "inconclusive", "lies between"),
-                                                    ("7", "holds", "without amplification")])
+@pytest.mark.parametrize("epsilon, verdict, why", [
+    # slow: the 1.18 case is covered by docs/samplers.md's audit example, the same command with its whole output and
+    # exit status compared (tests/test_docs.py, default run)
+    pytest.param("1.18", "violated", "lower end from an explicit pair", marks=pytest.mark.slow),
+    ("3", "inconclusive", "lies between"),
+    ("7", "holds", "without amplification")])
 def test_a_shuffled_claim_says_which_proof_decided(capsys, epsilon, verdict, why):
     code, out, _ = run(capsys, *SHUFFLED, "--epsilon", epsilon)
     assert f"verdict: {verdict}" in out and why in out and "as if Poisson sampling" in out

@@ -93,6 +93,9 @@ def test_inconsistent_exits_1(capsys, monkeypatch):
     assert code == 1 and "INCONSISTENT" in out and "verdict: inconsistent (" in out.splitlines()[-1]
 
 
+# slow: covered by docs/privacy-curves.md's example of this very command, its last line and exit status 3 compared
+# (tests/test_docs.py, default run)
+@pytest.mark.slow
 def test_partial_exits_3(capsys):
     # one step of q = 0.01, sigma = 4 has privacy loss above 20 only beyond about 98 sigma (1 - q + q e^((2x - 1)/32)
     # > e^20 needs x > 394): delta(20) is far below 1e-40, so no positive lower end can be proven (docs/privacy-curves.md

@@ -109,6 +109,11 @@ def test_right_curve_flags_match_theorem11_report():
 def test_cli_writes_png_svg_json(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(figure1, "Q_GRID", (Fraction(1, 1000), Fraction(1, 10)))
     monkeypatch.setattr(figure1, "RIGHT_PANEL", ((Fraction(1, 100), Fraction(4)),))
+    # both runs below draw the same figure: computed once, by the first (its numbers are checked here and by the tests
+    # above; the second run checks the stdout writer against the file's): 1.5 CPU-s less
+    computed, shared = figure1.figure1_data, {}
+    monkeypatch.setattr(figure1, "figure1_data", lambda **kw: shared[kw["dps"]] if kw["dps"] in shared else
+                        shared.setdefault(kw["dps"], computed(**kw)))
     out = tmp_path / "new" / "dir"
     assert main(["figure1", "--out", str(out), "--json"]) == 0
     assert sorted(p.name for p in out.iterdir()) == ["figure1.json", "figure1.png", "figure1.svg"]
