@@ -106,6 +106,9 @@ class RandomizedResponse(Mechanism):
     def is_symmetric(self) -> bool:
         return self.neighbours == "replace-one"
 
+    def finite_masses(self) -> tuple[tuple[Fraction, ...], tuple[Fraction, ...]]:
+        return self.masses()
+
     def pair(self) -> FinitePair:
         return FinitePair(*self.masses())
 

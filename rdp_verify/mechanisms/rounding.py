@@ -410,6 +410,11 @@ class Mechanism(ABC):
     def is_symmetric(self) -> bool:
         return self.symmetric
 
+    def finite_masses(self) -> tuple[tuple[Fraction, ...], tuple[Fraction, ...]] | None:
+        """The remove pair's exact masses (P, Q) when the mechanism has finitely many outcomes (their compositions
+        are then exact: :mod:`rdp_verify.mechanisms.finite_composition`), else None."""
+        return None
+
     def plds(self, h: Fraction, bits: int, tail: Fraction) -> dict[tuple[str, str], PLD]:
         """PLDs on h·ℤ keyed by (direction, bound): ("remove" | "add", "upper" | "lower"); the upper ones have
         losses and masses rounded up, the lower ones down (:mod:`rdp_verify.mechanisms.rounding`)."""

@@ -13,7 +13,10 @@ Meiser & Mohammadi 2018 (CCS) / Koskela, Jälkö, Honkela 2020 (AISTATS) for the
 relation, the grid settings, the proven bracket per direction and the proofs by component. Its cross-check is
 independent where one exists: a run that is one mechanism used once is held against that mechanism's exact δ at
 the check point (the Neyman–Pearson region in Arb, :meth:`~rdp_verify.mechanisms.rounding.Mechanism.hockey_stick`,
-which never uses a grid); otherwise the cross-check says it has none, and the verdict follows the proof alone.
+which never uses a grid), and a composition of finite-outcome mechanisms alone (randomized response) against its
+exact δ by enumerating the composed outcome counts (:mod:`rdp_verify.mechanisms.finite_composition`, up to
+:data:`~rdp_verify.mechanisms.finite_composition.MAX_TERMS` count vectors); otherwise the cross-check says it has
+none, and the verdict follows the proof alone.
 :func:`check_event_certificate` recomputes every field from the recorded tree and settings (refusing settings
 beyond the commands' limits before any work); nothing is compared within a tolerance.
 """
@@ -46,6 +49,7 @@ from ..events.model import DpEvent, NeighboringRelation
 from ..events.read import from_named_tuple_json, render, to_json
 from ..foundations.decimals import decimal_text
 from ..foundations.inputs import InputError, Refused, check_alpha, check_tolerance, fraction_text, parse_rational
+from ..mechanisms.finite_composition import MAX_TERMS, composed_delta, outcome_count
 from ..mechanisms.rounding import MAX_POINTS
 from .table import Run, resolve
 
@@ -92,21 +96,41 @@ def event_bracket(run: Run, *, delta: Fraction | None = None, epsilon: Fraction 
                    leaves=run.leaves)
 
 
+def _exact_delta(run: Run, point: Fraction) -> tuple[str, list[arb]] | None:
+    """(method, a ball per direction containing its exact δ(point)) where a computation without the grid exists: one
+    mechanism used once (its Neyman–Pearson region), or finite-outcome mechanisms alone, composed (their outcome
+    counts enumerated, :mod:`rdp_verify.mechanisms.finite_composition`, up to its size limit); else None."""
+    if run.phases or not run.leaves:
+        return None
+    if len(run.leaves) == 1 and run.leaves[0][1] == 1:
+        leaf = run.leaves[0][0]
+        return ("exact hockey-stick divergence (Neyman-Pearson region, Arb)",
+                [leaf.hockey_stick(point, PRECISION, d) for d in DIRECTIONS])
+    masses = [leaf.finite_masses() for leaf, _ in run.leaves]
+    if any(m is None for m in masses):
+        return None
+    parts = [(p, q, count) for (p, q), (_, count) in zip(masses, run.leaves)]
+    if outcome_count(parts) > MAX_TERMS:
+        return None
+    return ("exact hockey-stick divergence of the composition (outcome counts enumerated, Arb)",
+            [composed_delta(parts, point, PRECISION, d) for d in DIRECTIONS])
+
+
 def _cross_check(run: Run, result: Bracket, point: Fraction, proven: tuple[Fraction, Fraction | None],
                  reference: Fraction) -> dict[str, Any]:
-    """The exact δ of a run that is one mechanism used once (module docstring), else none."""
+    """The exact δ where one exists (:func:`_exact_delta`), else none."""
     base = {"epsilon": fraction_text(point), "proven_delta": interval_text(*proven),
             "informative_below": decimal_text(reference * INFORMATIVE, 3, "down")}
-    if run.phases or len(run.leaves) != 1 or run.leaves[0][1] != 1:
-        return {"method": "none", "bound_kind": "none", **base,
-                "reason": "no computation independent of the grid exists for a composition",
-                "consistent": True, "informative": False}
-    leaf = run.leaves[0][0]
     with ctx.workprec(PRECISION):
-        exact = [leaf.hockey_stick(point, PRECISION, d) for d in DIRECTIONS]
+        found = _exact_delta(run, point)
+        if found is None:
+            return {"method": "none", "bound_kind": "none", **base,
+                    "reason": "no computation independent of the grid exists for this composition",
+                    "consistent": True, "informative": False}
+        method, exact = found
         low, up = _in_unit(max(b.lower() for b in exact), "down"), _in_unit(max(b.upper() for b in exact), "up")
     value, error = (low + up) / 2, (up - low) / 2 + abs(up) * Fraction(1, 10**35)
-    cross = {"method": "exact hockey-stick divergence (Neyman-Pearson region, Arb)", "bound_kind": "proven", **base,
+    cross = {"method": method, "bound_kind": "proven", **base,
              "estimate": {"value": decimal_text(value, DIGITS), "error_bound": decimal_text(
                  error + abs(value - Fraction(decimal_text(value, DIGITS))), 3, "up")}}
     return {**cross, **_judged(cross)}  # from the printed numbers, as a check re-derives them

@@ -1,0 +1,94 @@
+"""Exact δ(ε) of composed finite-outcome mechanisms (rdp_verify.mechanisms.finite_composition).
+
+References: one use against randomized response's own sum over outcomes (``delta_exact``); several uses against
+a brute-force sum over every sequence of outcomes (itertools.product, exact rationals); the proven grid bracket
+of the same composition (rdp_verify.privacy_curve) must contain the exact value.
+"""
+
+import itertools
+from fractions import Fraction as F
+
+import pytest
+from flint import arb, ctx
+
+from rdp_verify.events.model import RandomizedResponseDpEvent, SelfComposedDpEvent
+from rdp_verify.foundations.inputs import InputError
+from rdp_verify.foundations.results import to_arb
+from rdp_verify.mechanisms.finite_composition import MAX_TERMS, composed_delta, outcome_count
+from rdp_verify.mechanisms.randomized_response import RandomizedResponse
+from rdp_verify.privacy_curve.certificate import certify_event, check_event_certificate, event_bracket
+from rdp_verify.privacy_curve.table import resolve
+
+PREC = 256
+
+
+def brute_force(parts, epsilon, direction):
+    """Σ over every sequence of outcomes of (P − e^ε Q)_+, the masses multiplied out as exact rationals."""
+    uses = [(q, p) if direction == "add" else (p, q) for p, q, n in parts for _ in range(n)]
+    with ctx.workprec(PREC):
+        x, total = to_arb(epsilon).exp(), arb(0)
+        for seq in itertools.product(*(range(len(p)) for p, _ in uses)):
+            a = b = F(1)
+            for (p, q), i in zip(uses, seq):
+                a, b = a * p[i], b * q[i]
+            t = to_arb(a) - x * to_arb(b)
+            total += t if t > 0 else arb(0)
+        return total
+
+
+def contains(ball, other):
+    return ball.overlaps(other) and ball.rad() < arb(2) ** -200 and other.rad() < arb(2) ** -200
+
+
+RR = [RandomizedResponse(F(1, 2), 4), RandomizedResponse(F(1, 3), 2), RandomizedResponse(F(2, 5), 5, "replace-special"),
+      RandomizedResponse(F(1), 3)]
+
+
+@pytest.mark.parametrize("rr", RR, ids=str)
+@pytest.mark.parametrize("direction", ["remove", "add"])
+def test_one_use_is_the_mechanisms_own_sum(rr, direction):
+    p, q = rr.masses()
+    for eps in (F(0), F(1, 3), F(2)):
+        with ctx.workprec(PREC):
+            assert contains(composed_delta([(p, q, 1)], eps, PREC, direction), rr.delta_exact(eps, PREC, direction))
+
+
+@pytest.mark.parametrize("direction", ["remove", "add"])
+def test_compositions_are_the_sum_over_every_sequence_of_outcomes(direction):
+    a, b = RR[0].masses(), RR[2].masses()
+    for parts in ([(*a, 4)], [(*b, 5)], [(*a, 2), (*b, 3)]):
+        for eps in (F(0), F(1, 2), F(3)):
+            with ctx.workprec(PREC):
+                assert contains(composed_delta(parts, eps, PREC, direction), brute_force(parts, eps, direction))
+
+
+def test_the_grid_bracket_contains_the_exact_value():
+    # 20 uses of randomized response under both relations: the proven grid bracket of δ(1) contains the exact δ
+    for rr, relation in ((RR[0], "REPLACE_ONE"), (RR[2], "REPLACE_SPECIAL")):
+        event = SelfComposedDpEvent(RandomizedResponseDpEvent(rr.noise_parameter, rr.num_buckets), 20)
+        result = event_bracket(resolve(event, relation), epsilon=F(1))
+        p, q = rr.masses()
+        with ctx.workprec(PREC):
+            exact = max((composed_delta([(p, q, 20)], F(1), PREC, d) for d in ("remove", "add")), key=lambda x: x.mid())
+        assert to_arb(result.lower) < exact < to_arb(result.upper)
+
+
+def test_a_composed_randomized_response_certificate_is_cross_checked_exactly():
+    event = SelfComposedDpEvent(RandomizedResponseDpEvent(F(1, 2), 4), 10)
+    cert = certify_event(event, "REPLACE_ONE", delta=F(1, 10**5))
+    cross = cert["cross_check"]
+    assert cross["bound_kind"] == "proven" and cross["consistent"] and cross["informative"]
+    assert cross["method"].startswith("exact hockey-stick divergence of the composition")
+    assert check_event_certificate(cert) == []
+
+
+def test_sizes_and_refusals():
+    p, q = RR[0].masses()
+    assert outcome_count([(p, q, 100)]) == 101 * 102 // 2 and outcome_count([(*RR[1].masses(), 100)]) == 101
+    with pytest.raises(InputError, match="count vectors"):
+        composed_delta([(p, q, 700)], F(1), PREC)
+    assert outcome_count([(p, q, 700)]) > MAX_TERMS
+    with pytest.raises(InputError, match="summing to 1"):
+        composed_delta([((F(1, 2), F(1, 3)), (F(1, 2), F(1, 2)), 2)], F(1), PREC)
+    with pytest.raises(InputError, match="direction"):
+        composed_delta([(p, q, 2)], F(1), PREC, "both")
