@@ -83,10 +83,8 @@ def test_slow_example(text):
 
 
 FORK_SERVER_COMMANDS = [
-    'rdp-verify --help | head -3; echo "exit ${PIPESTATUS[0]}"',
-    'COLUMNS=60 rdp-verify certify --help | tail -4',  # the environment is the command's own
+    'COLUMNS=60 rdp-verify certify --help | tail -4; echo "exit ${PIPESTATUS[0]}"',  # its own environment
     'rdp-verify dp --q 0.01 --sigma 1 --steps 100 --delta -1e-5; echo "exit $?"',  # stderr, exit 2
-    'rdp-verify check missing.json; echo "exit $?"',
     # the working directory and standard input are the command's own, stdout and stderr interleave
     'rdp-verify dp --q 0.01 --sigma 4 --steps 10 --delta 1e-5 --out c.json 2>&1 && '
     'cat c.json | rdp-verify check /dev/stdin; echo "exit $?"',
