@@ -12,10 +12,21 @@ from grids import covering_params
 from rdp_verify.certificates.certify import certify
 from rdp_verify.foundations.inputs import SGM
 
-# The default run keeps two orders per (q, sigma) pair, so every q and every sigma meets all six orders (40 of
-# the 120 points); -m slow runs all.
-GRID = covering_params(["1e-6", "0.01", "0.5", "0.99", "1"], ["0.5", "1", "4", "100"],
-                       ["1.001", "1.5", "2", "2.5", "32", "256"], per_pair=1)
+QS, SIGMAS, ALPHAS = ["1e-6", "0.01", "0.5", "0.99", "1"], ["0.5", "1", "4", "100"], ["1.001", "1.5", "2", "2.5", "32", "256"]
+# The default run keeps 6 of the 120 points, chosen among covering_params' rotation (one order per (q, sigma)
+# pair) so that every q, every sigma and every order of the grid meets the default run (checked below); -m slow
+# runs all.
+# slow: each other point takes the same certify paths (quadrature, series, rigorous, symbolic at integer orders) as
+# the default points of its q, its sigma and its order (test_methods_agree, default run)
+DEFAULT = {("1", "0.5", "32"), ("0.01", "4", "2.5"), ("0.99", "100", "1.001"), ("1e-6", "1", "1.5"), ("0.5", "0.5", "2"),
+           ("1", "1", "256")}
+GRID = [pytest.param(*p.values, marks=() if p.values in DEFAULT else pytest.mark.slow)
+        for p in covering_params(QS, SIGMAS, ALPHAS, per_pair=1)]
+
+
+def test_the_default_points_meet_every_q_sigma_and_order():
+    assert DEFAULT <= {p.values for p in GRID}
+    assert [{p[i] for p in DEFAULT} for i in range(3)] == [set(QS), set(SIGMAS), set(ALPHAS)]
 
 
 @pytest.mark.parametrize("q, sigma, alpha", GRID)

@@ -19,9 +19,22 @@ from rdp_verify.foundations.inputs import SGM
 from rdp_verify.foundations.results import arb_to_bounded
 from rdp_verify.methods import rigorous
 
-# The default run keeps one order per (q, sigma) pair (49 of the 441 points, about 35 s); -m slow runs all.
-GRID = covering_params(["1e-6", "1e-4", "0.01", "0.1", "0.5", "0.9", "0.99"], ["0.3", "0.5", "1", "2", "4", "10", "100"],
-                       ["1.01", "1.5", "2", "3.5", "8", "32", "64.5", "256", "1024"], per_pair=1, pair_share=2)
+QS = ["1e-6", "1e-4", "0.01", "0.1", "0.5", "0.9", "0.99"]
+SIGMAS = ["0.3", "0.5", "1", "2", "4", "10", "100"]
+ALPHAS = ["1.01", "1.5", "2", "3.5", "8", "32", "64.5", "256", "1024"]
+# The default run keeps 9 of the 441 points, so that every q, every sigma and every order of the grid meets it
+# (checked below); -m slow runs all.
+# slow: each other point takes the same certify paths (rigorous, quadrature, series) as the default points of its q,
+# its sigma and its order (test_grid_point_certified_rigorously, default run)
+DEFAULT = {("0.99", "4", "1.5"), ("0.1", "2", "64.5"), ("0.5", "0.3", "8"), ("1e-4", "0.5", "256"), ("0.01", "100", "1024"),
+           ("0.9", "10", "32"), ("1e-6", "1", "2"), ("0.99", "100", "3.5"), ("1e-6", "0.3", "1.01")}
+GRID = [pytest.param(*p.values, marks=() if p.values in DEFAULT else pytest.mark.slow)
+        for p in covering_params(QS, SIGMAS, ALPHAS, per_pair=1, pair_share=2)]
+
+
+def test_the_default_points_meet_every_q_sigma_and_order():
+    assert DEFAULT <= {p.values for p in GRID}
+    assert [{p[i] for p in DEFAULT} for i in range(3)] == [set(QS), set(SIGMAS), set(ALPHAS)]
 
 
 @pytest.mark.parametrize("q, sigma, alpha", GRID)
