@@ -112,7 +112,7 @@ def _exact_delta(run: Run, point: Fraction) -> tuple[str, list[arb]] | None:
     parts = [(p, q, count) for (p, q), (_, count) in zip(masses, run.leaves)]
     if outcome_count(parts) > MAX_TERMS:
         return None
-    return ("exact hockey-stick divergence of the composition (outcome counts enumerated, Arb)",
+    return ("exact hockey-stick divergence of the composition over its outcome counts, Arb",
             [composed_delta(parts, point, PRECISION, d) for d in DIRECTIONS])
 
 
