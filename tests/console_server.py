@@ -1,6 +1,6 @@
 """A fork server for the docs' console examples: ``rdp-verify`` without paying its imports each time.
 
-The docs run about 170 ``rdp-verify`` commands in bash; each fresh interpreter spends 0.5-1.5 s of CPU
+The docs run about 130 ``rdp-verify`` commands in bash; each fresh interpreter spends 0.5-1.5 s of CPU
 importing NumPy, mpmath, python-flint, SymPy, jsonschema and the package before doing any work, a
 tenth of the whole suite. Here one process per test worker imports all of that once (:func:`serve`), and
 the ``rdp-verify`` that bash finds first on the examples' ``PATH`` is a small launcher (:func:`launch`)
