@@ -67,12 +67,11 @@ products (eight per composed PLD, upper and lower bound) alone take 5-8× dp_acc
 by 2^64 another quarter of our time for Laplace's dense PLDs (5% for randomized response's sparse ones: FLINT's
 per-coefficient division, about three copies' cost), the window about 4%, the root search 3-5%.
 
-For randomized response (finitely many outcomes) a second line times its exact δ at dp_accounting's ε, both
-directions, by enumerating the composed outcome counts (no grid: rdp_verify.mechanisms.finite_composition), against
-dp_accounting's δ(ε) at grid h (compose and evaluate). Measured once (same machine, h = 1e-3, best of 3): 10 uses
-0.001 s against 0.007 s (0.1x), 100 uses 0.083 s against 0.057 s (1.5x); the terms grow like uses² (more than
-finite_composition.MAX_TERMS = 200 000 count vectors, about 630 uses, is refused). At 10 uses the exact δ at
-dp_accounting's ε is 0 (every loss is below it), where its grid reports 1e-5.
+For randomized response (finitely many outcomes) a second line times its exact ε(δ), both directions, by
+enumerating the composed outcome counts and inverting δ(ε) on its sorted segments (no grid:
+rdp_verify.mechanisms.finite_composition.composed_epsilon), against dp_accounting's ε(δ) at grid h. Measured once
+(same machine, h = 1e-3, best of 3): see docs/events.md. The terms grow like uses² (more than
+finite_composition.MAX_TERMS = 200 000 count vectors, about 630 uses, is refused).
 
 Needs the optional peer: pip install 'rdp_verify[peers]'.
 """
@@ -85,7 +84,7 @@ from fractions import Fraction
 from bench_pld import best, have_dp_accounting, repeat_parser  # benchmarks/ is the script's own folder
 
 from rdp_verify.curves.accountant import Settings, bracket
-from rdp_verify.mechanisms.finite_composition import composed_delta
+from rdp_verify.mechanisms.finite_composition import composed_epsilon
 from rdp_verify.mechanisms.laplace import Laplace
 from rdp_verify.mechanisms.mixture_of_gaussians import MixtureOfGaussians
 from rdp_verify.mechanisms.randomized_response import RandomizedResponse
@@ -113,17 +112,16 @@ def settings_for(h: Fraction, uses: int) -> Settings:
     return Settings(grid_step=h, bits=BITS, truncation=TRUNCATION, tail=TRUNCATION / (10 * uses))
 
 
-def exact_line(leaf, peer, h: Fraction, uses: int, epsilon: Fraction, repeat: int) -> None:
-    """The exact δ(ε) of the composition (both directions, outcome counts enumerated, no grid:
-    :func:`rdp_verify.mechanisms.finite_composition.composed_delta`) against dp_accounting's δ(ε) at grid h
-    (its pessimistic PLD composed and evaluated), at the same ε."""
+def exact_line(leaf, peer, h: Fraction, uses: int, repeat: int) -> None:
+    """The exact ε(δ) of the composition (both directions, outcome counts enumerated and inverted on their sorted
+    segments, no grid: :func:`rdp_verify.mechanisms.finite_composition.composed_epsilon`) against dp_accounting's
+    ε(δ) at grid h (its pessimistic PLD composed and inverted)."""
     p, q = leaf.finite_masses()
-    ours, balls = best(lambda: [composed_delta([(p, q, uses)], epsilon, 128, d) for d in ("remove", "add")], repeat)
-    theirs, value = best(lambda: peer(float(h)).self_compose(uses).get_delta_for_epsilon(float(epsilon)), repeat)
-    exact = max(balls, key=lambda b: b.mid())
-    print(f"{'  exact':8} {'-':>6} {uses:>5} | {'delta at ' + format(float(epsilon), '.6f'):>33} | "
-          f"{ours:12.3f}s {theirs:7.3f}s {ours / theirs:6.1f}x | exact {float(exact.mid()):.6e} "
-          f"(ball radius {float(exact.rad()):.1e}), dp_accounting {value:.6e}", flush=True)
+    ours, ends = best(lambda: [composed_epsilon([(p, q, uses)], DELTA, 128, d) for d in ("remove", "add")], repeat)
+    theirs, eps = best(lambda: peer(float(h)).self_compose(uses).get_epsilon_for_delta(float(DELTA)), repeat)
+    lower, upper = max(lo for lo, _ in ends), max(up for _, up in ends)
+    print(f"{'  exact':8} {'-':>6} {uses:>5} | {'(no grid)':>33} | {ours:12.3f}s {theirs:7.3f}s {ours / theirs:6.1f}x | "
+          f"[{float(lower):.6f}, {float(upper):.6f}] (width {float(upper - lower):.0e}), {eps:.6f}", flush=True)
 
 
 def main() -> int:
@@ -153,8 +151,8 @@ def main() -> int:
                 print(f"{name:8} {step:>6} {uses:>5} | {d_ours:15.3f}s {d_theirs:7.3f}s {d_ours / d_theirs:5.1f}x | "
                       f"{ours_time:12.3f}s {theirs_time:7.3f}s {ours_time / theirs_time:6.1f}x | "
                       f"[{float(result.lower):.6f}, {float(result.upper):.6f}], {eps:.6f}", flush=True)
-                if leaf.finite_masses() is not None:  # finitely many outcomes: the exact δ at dp_accounting's ε
-                    exact_line(leaf, peer, h, uses, Fraction(eps), args.repeat)
+                if leaf.finite_masses() is not None:  # finitely many outcomes: the exact ε(δ)
+                    exact_line(leaf, peer, h, uses, args.repeat)
     return 0
 
 

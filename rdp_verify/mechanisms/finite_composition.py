@@ -21,7 +21,8 @@ classical exact composition (Kairouz, Oh, Viswanath 2015, ICML, Theorem 3.3 for 
 **Arithmetic.** Every P(c), Q(c) is computed exactly as an integer over the common denominator
 Π_j D_j^{n_j} (D_j a common denominator of part j's masses); only e^ε is a ball. Each term
 (A_c − e^ε·B_c)_+ is enclosed in Arb (a term whose ball contains 0 contributes [0, its upper end]), so the
-returned ball contains δ(ε); no grid, no truncation. The work is one term per count vector:
+returned ball contains δ(ε); no grid, no truncation. :func:`composed_epsilon` inverts δ(ε) exactly: between
+consecutive log-likelihood ratios it is (S_A − e^ε·S_B)/D with exact sums. The work is one term per count vector:
 :func:`outcome_count` of them (randomized response over k ≥ 3 buckets: (n + 1)(n + 2)/2; k = 2 or
 replace-special: n + 1), refused above :data:`MAX_TERMS`.
 """
@@ -35,9 +36,9 @@ from typing import Iterator, Sequence
 from flint import arb, ctx
 
 from ..foundations.inputs import InputError
-from ..foundations.results import to_arb
+from ..foundations.results import lower_end, to_arb, upper_end
 
-__all__ = ["MAX_TERMS", "Part", "outcome_count", "composed_delta"]
+__all__ = ["MAX_TERMS", "Part", "outcome_count", "composed_delta", "composed_epsilon"]
 
 MAX_TERMS = 200_000  # count vectors summed at most (about a second at 256 bits)
 
@@ -71,15 +72,14 @@ def _part_terms(p: Sequence[Fraction], q: Sequence[Fraction], n: int) -> tuple[l
     return terms, d ** n
 
 
-def composed_delta(parts: Sequence[Part], epsilon: Fraction, prec: int, direction: str = "remove") -> arb:
-    """A ball (at ``prec`` bits) containing δ(ε) of the composition of ``parts`` (module docstring): the remove
-    direction of the pairs (P, Q), or with ``direction="add"`` of (Q, P)."""
+def _terms(parts: Sequence[Part], direction: str) -> tuple[list[tuple[int, int]], int]:
+    """([(A_c, B_c)], D): the composed pair's masses P(c) = A_c/D, Q(c) = B_c/D over every count vector c."""
     if direction not in ("remove", "add"):
         raise InputError(f"direction={direction!r} must be 'remove' or 'add'")
     parts = [(q, p, n) if direction == "add" else (p, q, n) for p, q, n in parts]
     for p, q, n in parts:
         if len(p) != len(q) or not p or sum(map(Fraction, p)) != 1 or sum(map(Fraction, q)) != 1 or n < 0:
-            raise InputError("composed_delta needs pairs of finite distributions (masses summing to 1) and counts >= 0")
+            raise InputError("the composition needs pairs of finite distributions (masses summing to 1) and counts >= 0")
     if outcome_count(parts) > MAX_TERMS:
         raise InputError(f"{outcome_count(parts)} count vectors: more than {MAX_TERMS}")
     terms, denominator = [(1, 1)], 1
@@ -87,6 +87,53 @@ def composed_delta(parts: Sequence[Part], epsilon: Fraction, prec: int, directio
         part, d = _part_terms(p, q, n)
         terms = [(a * x, b * y) for a, b in terms for x, y in part]
         denominator *= d
+    return terms, denominator
+
+
+def composed_epsilon(parts: Sequence[Part], delta: Fraction, prec: int,
+                     direction: str = "remove") -> tuple[Fraction, Fraction | None]:
+    """[ε_lower, ε_upper] containing ε(δ) = min{ε ≥ 0 : δ(ε) ≤ δ} of the composition (one direction), exact
+    rationals; upper None when no finite ε reaches δ (mass where Q = 0 above δ).
+
+    With the count vectors grouped by their likelihood ratio ρ = A_c/B_c > 1 and sorted, ρ_1 > ρ_2 > …, δ(ε) is,
+    between consecutive log ρ_i, (SA_i − e^ε·SB_i)/D with SA_i, SB_i the exact sums over the ratios ≥ ρ_i (and
+    the mass where Q = 0 in SA). Its values at the breakpoints ε = log ρ_i are exact rationals; the segment
+    holding δ is found by comparing them with δ exactly, and there ε(δ) = log((SA_i − δ·D)/SB_i), a logarithm of
+    an exact rational enclosed in Arb at ``prec`` bits (lower end rounded down, upper end up). δ(ε) is continuous
+    and decreasing, so this is the inverse; no bisection, no grid."""
+    delta = Fraction(delta)
+    if not 0 <= delta <= 1:
+        raise InputError(f"delta={delta} must lie in [0, 1]")
+    terms, denominator = _terms(parts, direction)
+    target = delta * denominator
+    groups: dict[Fraction, list[int]] = {}
+    infinite = 0
+    for a, b in terms:
+        if b == 0:
+            infinite += a
+        elif a > b:
+            g = groups.setdefault(Fraction(a, b), [0, 0])
+            g[0] += a
+            g[1] += b
+    if infinite > target:
+        return Fraction(0), None  # δ(ε) ≥ the mass where Q = 0 at every ε: a trivially true lower end
+    sa, sb = infinite, 0
+    for ratio in sorted(groups, reverse=True):
+        if sa - ratio * sb > target:  # δ(log ratio) > δ: ε(δ) lies above log ratio, on the current segment
+            break
+        sa, sb = sa + groups[ratio][0], sb + groups[ratio][1]
+    else:
+        if sa - sb <= target:  # δ(0) ≤ δ
+            return Fraction(0), Fraction(0)
+    with ctx.workprec(prec):
+        eps = to_arb((sa - target) / sb).log()
+        return max(lower_end(eps), Fraction(0)), upper_end(eps)
+
+
+def composed_delta(parts: Sequence[Part], epsilon: Fraction, prec: int, direction: str = "remove") -> arb:
+    """A ball (at ``prec`` bits) containing δ(ε) of the composition of ``parts`` (module docstring): the remove
+    direction of the pairs (P, Q), or with ``direction="add"`` of (Q, P)."""
+    terms, denominator = _terms(parts, direction)
     with ctx.workprec(prec):
         e = to_arb(Fraction(epsilon)).exp()
         total = arb(0)

@@ -14,7 +14,7 @@ from flint import arb, ctx
 from rdp_verify.events.model import RandomizedResponseDpEvent, SelfComposedDpEvent
 from rdp_verify.foundations.inputs import InputError
 from rdp_verify.foundations.results import to_arb
-from rdp_verify.mechanisms.finite_composition import MAX_TERMS, composed_delta, outcome_count
+from rdp_verify.mechanisms.finite_composition import MAX_TERMS, composed_delta, composed_epsilon, outcome_count
 from rdp_verify.mechanisms.randomized_response import RandomizedResponse
 from rdp_verify.privacy_curve.certificate import certify_event, check_event_certificate, event_bracket
 from rdp_verify.privacy_curve.table import resolve
@@ -71,6 +71,43 @@ def test_the_grid_bracket_contains_the_exact_value():
         with ctx.workprec(PREC):
             exact = max((composed_delta([(p, q, 20)], F(1), PREC, d) for d in ("remove", "add")), key=lambda x: x.mid())
         assert to_arb(result.lower) < exact < to_arb(result.upper)
+
+
+@pytest.mark.parametrize("direction", ["remove", "add"])
+def test_epsilon_of_delta_is_the_inverse_of_the_direct_sum(direction):
+    # ε(δ) by the sorted segments; the defining property checked with the direct sum at 512 bits: δ(lower) > δ ≥ δ(upper)
+    a, b = RR[0].masses(), RR[2].masses()
+    for parts in ([(*a, 30)], [(*b, 40)], [(*a, 3), (*b, 4)], [(*RR[1].masses(), 7)]):
+        for delta in (F(1, 10**5), F(1, 10), F(1, 3)):
+            lower, upper = composed_epsilon(parts, delta, 128, direction)
+            assert 0 < lower <= upper and upper - lower < F(1, 10**30) * upper
+            with ctx.workprec(512):
+                assert composed_delta(parts, lower, 512, direction) > to_arb(delta)
+                assert composed_delta(parts, upper, 512, direction) <= to_arb(delta)
+
+
+def test_epsilon_of_delta_at_the_ends_of_its_domain():
+    p, q = RR[0].masses()
+    with ctx.workprec(PREC):
+        at_zero = composed_delta([(p, q, 5)], F(0), PREC)  # δ(0), the total variation distance
+    assert composed_epsilon([(p, q, 5)], F(1), 128) == (0, 0)  # δ ≥ δ(0): ε = 0
+    assert at_zero < 1 and composed_epsilon([(p, q, 5)], (1 + F(at_zero.upper().str(30, radius=False))) / 2, 128) == (0, 0)
+    assert composed_epsilon([(p, q, 5)], F(0), 128)[1] > 0  # δ = 0: the largest loss, 5 log 5
+    # an outcome with Q = 0 (probability 1/2 under P): no finite ε below δ = 1/2, ε = 0 from δ(0) = 1/2 on
+    point = [((F(1, 2), F(1, 2)), (F(1), F(0)), 1)]
+    assert composed_epsilon(point, F(1, 4), 128) == (0, None)
+    assert composed_epsilon(point, F(1, 2), 128) == (0, 0)
+    with pytest.raises(InputError, match="delta"):
+        composed_epsilon([(p, q, 5)], F(-1, 10), 128)
+
+
+def test_the_grid_bracket_of_epsilon_contains_the_exact_epsilon():
+    for rr, relation in ((RR[0], "REPLACE_ONE"), (RR[2], "REPLACE_SPECIAL")):
+        event = SelfComposedDpEvent(RandomizedResponseDpEvent(rr.noise_parameter, rr.num_buckets), 20)
+        result = event_bracket(resolve(event, relation), delta=F(1, 10**5))
+        p, q = rr.masses()
+        ends = [composed_epsilon([(p, q, 20)], F(1, 10**5), 128, d) for d in ("remove", "add")]
+        assert result.lower <= max(lo for lo, _ in ends) and max(up for _, up in ends) <= result.upper
 
 
 def test_a_composed_randomized_response_certificate_is_cross_checked_exactly():
