@@ -44,7 +44,10 @@ four compositions (two directions × two bounds) of about 2·log2(T) integer-pol
 stretch of identical consecutive phases, which are composed as one: 5000 one-step phases cost one 5000-step
 phase), of length about (composed loss range)/h. For the run of TF Privacy's MNIST tutorial (q = 256/60000,
 σ = 1.1, T = 14063, δ = 1e-5) h = 2e-4, about 20 000 grid points per step (13 000 evaluated) and
-39 000 composed; time grows like √T/h·log T.
+39 000 composed; time grows like √T/h·log T. A process keeps its last 16 step discretisations and 8 composed
+PLDs, keyed by every exact input they depend on (they are pure functions of them, and immutable), so a
+calibration's probes, a refinement walked further or a check after a certificate in the same process meet them
+again instead of recomputing them; :func:`forget_kept` drops them (the benchmarks time every run from cold).
 """
 
 from __future__ import annotations
@@ -76,7 +79,8 @@ from .options import DEFAULT_TOLERANCE, DELTA_MIN
 from .per_epoch import PerEpochBounds, is_per_epoch_run
 
 __all__ = ["DIRECTIONS", "Settings", "Curves", "Bracket", "Leaf", "compose_run",
-           "delta_bracket", "epsilon_bracket", "bracket", "check_run", "default_settings", "initial_step", "method_of"]
+           "delta_bracket", "epsilon_bracket", "bracket", "check_run", "default_settings", "forget_kept", "initial_step",
+           "method_of"]
 
 DIRECTIONS = ("remove", "add")
 MAX_REFINEMENTS = 6
@@ -139,12 +143,31 @@ class Curves:
             self.plds[key] = self.plds[other]  # both directions have the same factors: the same composition
         if key not in self.plds:
             start = time.perf_counter()
-            by_pair = {(s.pair, s.q, s.sigma): s for s in self.steps}
-            parts = [(_single(by_pair[step_key(p)], direction, bound), p.steps) for p in merged(self.phases)]
-            parts += [(plds[(direction, bound)], count) for (_, count), plds in zip(self.leaves, self.leaf_plds)]
-            self.plds[key] = compose(parts, self.budget)
+            kept = self._kept_key(direction, bound)
+            if kept is not None and kept in _COMPOSED:
+                self.plds[key] = _COMPOSED[kept] = _COMPOSED.pop(kept)  # the same composition, met again
+            else:
+                by_pair = {(s.pair, s.q, s.sigma): s for s in self.steps}
+                parts = [(_single(by_pair[step_key(p)], direction, bound), p.steps) for p in merged(self.phases)]
+                parts += [(plds[(direction, bound)], count) for (_, count), plds in zip(self.leaves, self.leaf_plds)]
+                self.plds[key] = compose(parts, self.budget)
+                if kept is not None:
+                    _COMPOSED[kept] = self.plds[key]
+                    while len(_COMPOSED) > _COMPOSED_KEPT:
+                        del _COMPOSED[next(iter(_COMPOSED))]
             self.seconds += time.perf_counter() - start
         return self.plds[key]
+
+    def _kept_key(self, direction: str, bound: str) -> tuple | None:
+        """Everything a composed PLD depends on (the factors follow from the steps, leaves and settings), or None
+        for a leaf that cannot be a key."""
+        key = (direction, bound, self.settings, self.budget, tuple((step_key(p), p.steps) for p in merged(self.phases)),
+               self.leaves)
+        try:
+            hash(key)
+        except TypeError:
+            return None
+        return key
 
     def _symmetric(self) -> bool:
         """Every factor has one PLD for both directions (leaves only, each symmetric: the same objects)."""
@@ -309,11 +332,39 @@ def _delta_steering(phases: Sequence[Phase], epsilon: Fraction, tail: Fraction) 
 Mapper = Callable[[Callable[[Any], Any], list[Any]], Iterable[Any]]
 
 
+@lru_cache(maxsize=16)
 def _discretize_step(args: tuple[str, Fraction, Fraction, Settings]) -> StepPLD:
-    """One distinct (pair, q, σ) step of a run, discretised with the run's settings (a picklable task)."""
+    """One distinct (pair, q, σ) step of a run, discretised with the run's settings (a picklable task).
+
+    Kept for the process's later runs (a pure function of exact arguments, its result immutable): a calibration,
+    a check after a certificate, or a tolerance walked further meets the same steps again."""
     pair, q, sigma, settings = args
     grid = grid_range(q, sigma, settings.grid_step, settings.tail, pair)
     return discretize(q, sigma, grid, settings.bits, budget=10 * settings.tail, pair=pair)
+
+
+def _leaf_plds(leaf: Leaf, settings: Settings) -> dict[tuple[str, str], PLD]:
+    """A leaf's discrete PLDs on the run's grid, kept like :func:`_discretize_step`'s (leaves are frozen)."""
+    try:
+        return _leaf_plds_kept(leaf, settings.grid_step, settings.bits, settings.tail)
+    except TypeError:  # an unhashable leaf (a caller's own class): computed each time
+        return leaf.plds(settings.grid_step, settings.bits, settings.tail)
+
+
+@lru_cache(maxsize=16)
+def _leaf_plds_kept(leaf: Leaf, h: Fraction, bits: int, tail: Fraction) -> dict[tuple[str, str], PLD]:
+    return leaf.plds(h, bits, tail)
+
+
+_COMPOSED: dict[tuple, PLD] = {}  # the last few composed PLDs, by everything they depend on (insertion order = age)
+_COMPOSED_KEPT = 8
+
+
+def forget_kept() -> None:
+    """Drop the kept discretisations and compositions (benchmarks time each run from cold)."""
+    _discretize_step.cache_clear()
+    _leaf_plds_kept.cache_clear()
+    _COMPOSED.clear()
 
 
 def compose_run(phases: Sequence[Phase], settings: Settings, mapper: Mapper = map,
@@ -327,7 +378,7 @@ def compose_run(phases: Sequence[Phase], settings: Settings, mapper: Mapper = ma
     start = time.perf_counter()
     pairs = dict.fromkeys(step_key(p) for p in phases)
     steps = list(mapper(_discretize_step, [(pair, q, sigma, settings) for pair, q, sigma in pairs]))
-    leaf_plds = tuple(leaf.plds(settings.grid_step, settings.bits, settings.tail) for leaf, _ in leaves)
+    leaf_plds = tuple(_leaf_plds(leaf, settings) for leaf, _ in leaves)
     budget = Budget(int(settings.truncation * 2 ** settings.bits), total_steps(phases, leaves),
                     products_needed([p.steps for p in merged(phases)] + [count for _, count in leaves]),
                     settings.max_length)
