@@ -451,13 +451,18 @@ def _grid_points(q: Fraction, sigma: Fraction, grid: Grid, budget: Fraction, max
         def t(k: int) -> Any:
             return a * mpmath.expm1(k * hm) + offset
 
+        at_near: dict[int, Any] = {}  # near -> (H''(x_near), e^{near·h}): the walk asks at each point about twice
+
         def gap(near: int, far: int) -> Any:  # Δ²·H''(x_near)/8 for the span between the two points
-            tk = t(near)
-            if tk <= 0:
+            if near not in at_near:
+                tk = t(near)
+                at_near.clear()  # the walk never returns to an earlier point
+                at_near[near] = None if tk <= 0 else (s * mpmath.npdf(_z_at(q, sigma, tk) / s) / tk,
+                                                      mpmath.exp(near * hm))
+            if at_near[near] is None:
                 return mpmath.mpf(0)
-            z = _z_at(q, sigma, tk) / s
-            curvature = s * mpmath.npdf(z) / tk
-            width = a * abs(mpmath.exp(far * hm) - mpmath.exp(near * hm))
+            curvature, e_near = at_near[near]
+            width = a * abs(mpmath.exp(far * hm) - e_near)
             return width * width * curvature / 8
 
         # H = 1 − x where t ≤ 0: the grid points there need no evaluation but the last one
