@@ -30,6 +30,7 @@ replace-special: n + 1), refused above :data:`MAX_TERMS`.
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import lru_cache
 from math import comb, factorial, lcm, prod
 from typing import Iterator, Sequence
 
@@ -73,10 +74,20 @@ def _part_terms(p: Sequence[Fraction], q: Sequence[Fraction], n: int) -> tuple[l
 
 
 def _terms(parts: Sequence[Part], direction: str) -> tuple[list[tuple[int, int]], int]:
-    """([(A_c, B_c)], D): the composed pair's masses P(c) = A_c/D, Q(c) = B_c/D over every count vector c."""
+    """([(A_c, B_c)], D): the composed pair's masses P(c) = A_c/D, Q(c) = B_c/D over every count vector c. The add
+    direction's are the remove direction's swapped (the same count vectors and common denominator, P and Q
+    exchanged), so both come from one enumeration, kept for the last few compositions."""
     if direction not in ("remove", "add"):
         raise InputError(f"direction={direction!r} must be 'remove' or 'add'")
-    parts = [(q, p, n) if direction == "add" else (p, q, n) for p, q, n in parts]
+    terms, denominator = _remove_terms(tuple((tuple(map(Fraction, p)), tuple(map(Fraction, q)), n)
+                                             for p, q, n in parts))
+    return ([(b, a) for a, b in terms] if direction == "add" else terms), denominator
+
+
+@lru_cache(maxsize=4)
+def _remove_terms(parts: tuple[tuple[tuple[Fraction, ...], tuple[Fraction, ...], int], ...]
+                  ) -> tuple[list[tuple[int, int]], int]:
+    """The remove direction's terms (the caller must not change the list: it is kept)."""
     for p, q, n in parts:
         if len(p) != len(q) or not p or sum(map(Fraction, p)) != 1 or sum(map(Fraction, q)) != 1 or n < 0:
             raise InputError("the composition needs pairs of finite distributions (masses summing to 1) and counts >= 0")
