@@ -20,7 +20,7 @@ from rdp_verify.accountants import CertifiedAccountant
 from rdp_verify.curves.certificate import check_run_certificate
 from rdp_verify.reference import dp_peers
 
-SAMPLE_RATE, SIGMA, STEPS_PER_EPOCH, EPOCHS, DELTA = 0.01, 1.0, 100, 3, 1e-5
+SAMPLE_RATE, SIGMA, STEPS_PER_EPOCH, EPOCHS, DELTA = 0.01, 2.0, 100, 3, 1e-5
 
 
 class ToyDPOptimizer:
