@@ -23,6 +23,9 @@ def test_certify_default_example(capsys):
     assert set(cert["cross_check"]["methods_compared"]) == {"quadrature", "series", "symbolic", "rigorous"}
 
 
+# slow: this very command and its check are README.md:73's example, its summary line (3 certified) and the check's
+# confirmed line with its count of recomputed fields compared (tests/test_docs.py, default run)
+@pytest.mark.slow
 def test_certify_list_and_file(capsys, tmp_path):
     path = tmp_path / "certs.json"
     code, out, err = run(capsys, "certify", "--q", "0.01", "--sigma", "4", "--alpha", "1.5,2.5,10.7", "--out", str(path))

@@ -27,6 +27,10 @@ def files(folder):
     return {p.name: p.read_bytes() for p in sorted(Path(folder).iterdir())}
 
 
+# slow: a golden dataset on local:2 is covered by docs/cluster.md:103, the same command with its line compared, then
+# verified and every row found in golden-v1.csv (tests/test_docs.py), and the manifest's independence of the workers by
+# test_a_killed_run_resumes_to_the_identical_dataset (default run)
+@pytest.mark.slow
 def test_golden_dataset_on_two_local_workers_equals_serial_and_verifies(tmp_path, capsys):
     assert run(capsys, "golden", "--grid", SMALL, "--out", tmp_path / "serial")[0] == 0
     code, out, err = run(capsys, "golden", "--grid", SMALL, "--out", tmp_path / "dask", "--cluster", "local:2")
@@ -38,19 +42,20 @@ def test_golden_dataset_on_two_local_workers_equals_serial_and_verifies(tmp_path
 
 
 def test_certify_grid_on_a_running_scheduler_equals_serial(capsys):
+    # one worker process (each one started costs about 2.5 CPU-s of imports) and a grid of two points
     distributed = pytest.importorskip("distributed")
-    args = ["certify", "--q", "0.01,0.1", "--sigma", "1", "--alpha", "2,3.5", "--dps", "15"]
+    args = ["certify", "--q", "0.01,0.1", "--sigma", "1", "--alpha", "2", "--dps", "15"]
     code, serial, _ = run(capsys, *args)
-    assert code == 0 and len(json.loads(serial)) == 4
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None,
+    assert code == 0 and len(json.loads(serial)) == 2
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, dashboard_address=None,
                                   scheduler_kwargs={"dashboard_address": "127.0.0.1:0"}) as scheduler:
         assert scheduler.scheduler_address.startswith("tcp://")
         assert run(capsys, *args, "--cluster", scheduler.scheduler_address)[:2] == (0, serial)
 
 
 def test_dp_phases_on_two_processes_give_the_serial_certificate(capsys):
-    args = ["dp", "--q", "0.01,0.02", "--sigma", "1,2", "--steps", "10,5", "--delta", "1e-5", "--tolerance", "0.1",
-            "--json"]
+    args = ["dp", "--q", "0.1,0.2", "--sigma", "1,2", "--steps", "10,5", "--delta", "1e-5", "--tolerance", "0.1",
+            "--json"]  # q = 0.1 and 0.2: 1.1 CPU-s serially (q = 0.01 and 0.02: 1.6)
     code, serial, _ = run(capsys, *args)
     assert code == 0 and json.loads(serial)["verdict"] == "certified"
     assert run(capsys, *args, "--jobs", "2")[:2] == (0, serial)
