@@ -42,7 +42,7 @@ def test_golden_dataset_on_two_local_workers_equals_serial_and_verifies(tmp_path
 
 
 def test_certify_grid_on_a_running_scheduler_equals_serial(capsys):
-    # one worker process (each one started costs about 2.5 CPU-s of imports) and a grid of two points
+    # one worker process (each one started costs about 2.3 CPU-s of imports) and a grid of two points
     distributed = pytest.importorskip("distributed")
     args = ["certify", "--q", "0.01,0.1", "--sigma", "1", "--alpha", "2", "--dps", "15"]
     code, serial, _ = run(capsys, *args)

@@ -29,7 +29,7 @@ def test_summary(capsys):
 
 def test_json_out_check_and_plot(capsys, tmp_path):
     cert_path, plot_path = tmp_path / "t.json", tmp_path / "t.png"
-    # a discretised run (q < 1) of 10 steps: 0.5 CPU-s with its check, where q = 0.02, sigma = 1.5, 100 steps took 1.9
+    # a discretised run (q < 1) of 10 steps: 0.8 CPU-s with its check, where q = 0.02, sigma = 1.5, 100 steps took 1.9
     code, out, err = run(capsys, "tradeoff", "--q", "0.1", "--sigma", "2", "--steps", "10", "--fpr", "1e-3",
                          "--json", "--out", str(cert_path), "--plot", str(plot_path))
     cert = json.loads(out)

@@ -452,7 +452,8 @@ def test_each_direction_of_an_asymmetric_run_holds_its_own_exact_delta():
     from rdp_verify.mechanisms.sampled_laplace import SampledLaplace
 
     eps, leaf = F(1, 20), SampledLaplace(F(1), F(1, 4))  # the losses lie in [-0.17, 0.36]
-    # tolerance 1/100 (0.5 CPU-s; the default 1/1000 took 2): the brackets are 0.2 % wide, the two exact δ 20 % apart
+    # tolerance 1/100 (0.5 CPU-s; the default 1/1000 took 2): the larger (remove) direction's bracket is 0.2 % wide, the
+    # two directions' exact δ are 20 % apart (the add direction's lower end is 0 at either tolerance)
     b = event_bracket(resolve(m.PoissonSampledDpEvent(F(1, 4), m.LaplaceDpEvent(1))), epsilon=eps, tolerance=F(1, 100))
     with ctx.workprec(200):
         exact = {d: leaf.hockey_stick(eps, 200, d) for d in ("remove", "add")}
