@@ -38,9 +38,11 @@ def test_header_and_grid_order():
 
 
 def test_a_slice_regenerates_bit_for_bit():
+    # every 22nd row (77 of 1656): every q, sigma and alpha of the grid and every (q, sigma) pair among them; the whole
+    # file regenerates in docs/library-authors.md's slow example
     data = lines()[golden.header().count("\n"):]
     points = golden.GRID.points()
-    for i in list(range(0, len(points), 11)) + [len(points) - 1]:
+    for i in list(range(0, len(points), 22)) + [len(points) - 1]:
         assert golden.row(points[i]) == data[i], f"row {i} ({points[i].texts()}) changed"
 
 
