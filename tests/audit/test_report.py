@@ -211,8 +211,8 @@ def test_human_summary(capsys):
     assert out.rstrip().splitlines()[-1].startswith("verdict: holds (pld: ")
 
 
-# slow: the claims-file table (a row per conversion and for pld, the exit status) is covered by docs/auditors.md:103, four
-# published claims' table compared (tests/test_docs.py), the --out reports of a claims file by
+# slow: the claims-file table (a row per conversion and for pld, the exit status) is covered by docs/auditors.md:103,
+# four published claims' table compared (tests/test_docs.py), the --out reports of a claims file by
 # tests/cli/test_check.py::test_a_claims_file_report_is_confirmed_report_by_report, a report decided by pld by
 # test_pld_one_percent_above_holds_and_below_is_violated (default run); here 2.9 CPU-s of dp-accounting-pld-test's audit
 @pytest.mark.slow

@@ -91,8 +91,10 @@ def test_cdf_outside_the_support():
 def test_curvature_bound_dominates_the_variance():
     q, sigma = F(1, 10), F(1)
     h = mpmath.mpf("1e-6")
-    for gamma in (F(0), F(1, 2), F(1), F(3, 2)):  # quadrature at 30 digits (1.2 CPU-s; 40 took 2.2): the difference
-        with mpmath.workdps(30):  # quotient keeps 30 - 12 digits, its 12 leading ones unchanged; each bound is 2-3x above
+    # quadrature at 30 digits (1.2 CPU-s; 40 took 2.2): the difference quotient keeps 30 - 12 digits, its 12 leading
+    # ones unchanged; each bound is 2-3x above
+    for gamma in (F(0), F(1, 2), F(1), F(3, 2)):
+        with mpmath.workdps(30):
             second = (k_ref(q, sigma, gamma + F(1, 10**6), 30) - 2 * k_ref(q, sigma, gamma, 30)
                       + k_ref(q, sigma, gamma - F(1, 10**6), 30)) / h**2
         bound = curvature_bound(q, sigma, gamma, gamma)

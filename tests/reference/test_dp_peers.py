@@ -47,7 +47,8 @@ def test_rdp_accountants_are_upper_bounds_of_the_closed_form(name):
     pytest.param(name, marks=pytest.mark.slow) if name in ("dp_accounting_pld", "dp_accounting_pld_replace_one")
     else name for name in dp_peers.DP_PEERS])
 def test_phases_compose_like_one_run(name):
-    # two phases of equal parameters are one run of their summed steps (100: prv_accountant takes 0.5 CPU-s, 1.6 at 1000)
+    # two phases of equal parameters are one run of their summed steps (100 steps: prv_accountant takes 0.5 CPU-s, 1.6
+    # at 1000)
     fn = peer(name)
     sizes = (600, 60000) if dp_peers.DP_PEERS[name].sampler == "fixed" else ()  # a batch of 600 of 60000: q = 0.01
     split = fn([(0.01, 1.0, 30, *sizes), (0.01, 1.0, 70, *sizes)], 1e-5)

@@ -27,9 +27,9 @@ def test_header_columns_and_grid_order():
     assert len(data_lines()) == (len(golden_dp.RUNS) + len(golden_dp.SAMPLER_RUNS)) * len(golden_dp.DELTAS)
 
 
-# slow: Poisson replace-one at q = 0.01, 1000 steps is covered by the replace-one rows at q = 0.1 and q = 1 (default run);
-# the fixed-size row at 1e-5 (5 CPU-s) by docs/samplers.md:86, the same run and delta through rdp-verify dp, whose
-# printed bracket is this row's two ends to the digit (tests/test_docs.py, default run)
+# slow: Poisson replace-one at q = 0.01, 1000 steps is covered by the replace-one rows at q = 0.1 and q = 1 (default
+# run); the fixed-size row at 1e-5 (5 CPU-s) by docs/samplers.md:86, the same run and delta through rdp-verify dp,
+# whose printed bracket is this row's two ends to the digit (tests/test_docs.py, default run)
 SLOW_RUNS = {("0.01", "1", 1000, "poisson", "replace-one"), ("1/100", "2", 300, "fixed", "replace-one")}
 
 

@@ -153,8 +153,8 @@ def test_riskcal_defect_is_its_reading_of_the_connect_the_dots_pmf():
 
 
 # slow: dp_accounting's trade-off against the exact Gaussian curve (never unsafe, at most at an end) is covered by
-# docs/library-authors.md:653, the same peer at q = 1, sigma = 0.5 with its classes compared (tests/test_docs.py, default
-# run); here 2.4 CPU-s of its conjugate at mu = 1
+# docs/library-authors.md:653, the same peer at q = 1, sigma = 0.5 with its classes compared (tests/test_docs.py,
+# default run); here 2.4 CPU-s of its conjugate at mu = 1
 @pytest.mark.slow
 def test_dp_accounting_conjugate_is_never_above_the_exact_curve():
     """The trade-off dp_accounting's own (pessimistic) privacy curve implies stays at or below G_mu: the same PLD
