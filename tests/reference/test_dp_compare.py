@@ -142,9 +142,13 @@ CHEAP = ("laplace_eps_1", "laplace_repetition", "laplace_basic", "sampled_laplac
          "tree_eps_2", "trees_restart", "tree_single_epoch_multi")
 
 
+# slow: the same classification of dp_accounting's PLD and RDP accountants on 66 golden event rows (these 12 among
+# them: the one unsafe row, the refusals of each, no failure, the trees conservative) is docs/library-authors.md:569's
+# doctest, its table and row lists compared (default run)
+@pytest.mark.slow
 def test_dp_accounting_on_the_golden_event_rows():
-    """The default run: the rows dp_accounting answers in well under a second, one of each family (every row but
-    the two its PLD is slow on in docs/library-authors.md; all of them, and the finer PLD grid, with -m slow). Its
+    """The rows dp_accounting answers in well under a second, one of each family (every row but the two its PLD is
+    slow on in docs/library-authors.md; all of them, and the finer PLD grid, in the test below). Its
     PLD is unsafe on three randomized responses only (it counts one); its RDP accountant is never unsafe. The
     strict class of a value near an end of a bracket is the float's rounding: only what is robust is asserted."""
     _peer("dp_accounting_pld")
