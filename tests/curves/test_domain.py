@@ -30,7 +30,9 @@ REPORTED = [  # (q, sigma, steps, delta): each once failed (issue 22)
     ("6.46e-11", "2830", 2, "8.2e-15"),  # no answer in 600 s
     ("4.97e-12", "253", 1, "7.6e-18"),  # 464 s
     ("3.38e-5", "4.15e5", 768, "6e-19"),  # refused: sigma beyond 1e4
-    ("0.00000864", "0.0684", 1966, "0.000123"),  # a dominated pair that collapsed: [0, 167]
+    # a dominated pair that collapsed: [0, 167]; slow: the same run's step, anchored above the sliver, is
+    # test_discretize.py::test_a_sliver_of_mass_above_1_minus_q_is_anchored_and_kept (default run)
+    pytest.param("0.00000864", "0.0684", 1966, "0.000123", marks=pytest.mark.slow),
 ]
 
 
