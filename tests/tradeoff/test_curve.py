@@ -54,6 +54,10 @@ def test_gaussian_runs(phases, mu2):
         assert mpq(low) - mp.mpf(10) ** -14 <= exact <= mpq(up) + mp.mpf(10) ** -14
 
 
+# slow: the TPR at FPR 1e-3 of a subsampled run is covered by docs/tradeoff.md's `tradeoff --q 0.1 --sigma 2
+# --steps 100` example (test_docs, default run; this run is that page's slow example), mu_upper >= the
+# no-amplification mu by test_all_steps_component_bounds_f_and_beats_every_smaller_mu (default run)
+@pytest.mark.slow
 def test_issue_run_tpr_at_low_fpr():
     """TF Privacy's MNIST run (q = 256/60000, σ = 1.1, T = 14063): TPR at FPR 1e-3 within a relative 1e-2."""
     t = tradeoff([Phase(Fraction(256, 60000), Fraction(11, 10), 14063)], fprs=[Fraction(1, 1000)])

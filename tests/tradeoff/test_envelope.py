@@ -311,21 +311,22 @@ def test_per_epoch_envelopes_tighter_than_before(run, request):
 
 
 def test_multi_epoch_allocation_lines_use_the_renyi_add_direction():
-    """Balls-in-bins over 5 epochs: where the shifted Gaussian's add direction (paid once per epoch) decides, the
+    """Balls-in-bins over 4 epochs: where the shifted Gaussian's add direction (paid once per epoch) decides, the
     ladder records the add direction's Rényi DP order instead, and f_low rises at every rate while staying below the
     explicit attacks' proven f_up (an independent proof: count tests and composed maxima); the same ladder with the
     add orders dropped is the bound as it was."""
-    from dataclasses import replace
-
     from rdp_verify.curves.per_epoch import PerEpochBounds
     from rdp_verify.tradeoff.envelope import PerEpochEnvelope
 
-    phases = (Phase(Fraction(1, 10), Fraction(7, 10), 50, sampler="balls-in-bins", batch_size=10, dataset_size=100),)
+    # 4 epochs (3.7 CPU-s; 5 took 4.5): 44 of the ladder's 121 points record an add order, f_low rises by 0.012 to 0.42
+    phases = (Phase(Fraction(1, 10), Fraction(7, 10), 40, sampler="balls-in-bins", batch_size=10, dataset_size=100),)
     new = Envelopes(PerEpochBounds(phases))
     found = new.prepare()
     assert any(add is not None for _, _, add in found.allocation)
-    shifted = PerEpochEnvelope(tuple((e, o, None) for e, o, _ in found.allocation), found.composed)
-    old = Envelopes(PerEpochBounds(phases), replace(shifted))
+    # only old's lower envelope is read, and the composed pairs bound f from above only: old gets the same run's
+    # curves without them (composing and preparing them again took a third of the test)
+    shifted = PerEpochEnvelope(tuple((e, o, None) for e, o, _ in found.allocation), ())
+    old = Envelopes(new.curves, shifted)
     for alpha in RATES:
         low, up = new.bounds(alpha)
         assert old.lower(alpha) < low <= up
