@@ -201,3 +201,32 @@ def test_the_reported_wider_bracket_at_a_tight_tolerance_is_gone(tolerance):
     default, tight = (bracket(run, delta=Fraction(1, 10**6), tolerance=t) for t in (Fraction(1, 1000), tolerance))
     path = [[(r["grid_step"], r["relative_width"]) for r in b.refinements] for b in (default, tight)]
     assert _width(tight) <= _width(default) and path[1][:len(path[0])] == path[0]
+
+
+def test_kept_discretisations_and_compositions_are_the_fresh_ones():
+    """A process keeps its last discretisations and compositions (curves.accountant, "Cost"): a second run with
+    the same exact inputs gets the same objects, a run differing in any input its own, and after forget_kept()
+    a recomputation equal to the kept one (so keeping them changes no result)."""
+    from rdp_verify.curves.accountant import Settings, forget_kept
+    from rdp_verify.mechanisms.laplace import Laplace
+
+    s = Settings(grid_step=Fraction(1, 400), bits=64, truncation=Fraction(1, 10**9), tail=Fraction(1, 10**12))
+    phases = [Phase(Fraction(1, 50), Fraction(2), 30)]
+    leaves = [(Laplace(Fraction(2)), 3)]
+    forget_kept()
+    first = compose_run(phases, s, leaves=leaves)
+    pld = first.pld("remove", "upper")
+    again = compose_run(phases, s, leaves=leaves)
+    assert again.steps[0] is first.steps[0] and again.leaf_plds[0] is first.leaf_plds[0]
+    assert again.pld("remove", "upper") is pld
+    other = compose_run([Phase(Fraction(1, 50), Fraction(2), 31)], s, leaves=leaves)  # one step more
+    assert other.steps[0] is first.steps[0] and other.pld("remove", "upper") is not pld
+    assert other.pld("remove", "upper").steps == pld.steps + 1
+    finer = compose_run(phases, dataclasses.replace(s, grid_step=Fraction(1, 800)), leaves=leaves)
+    assert finer.steps[0] is not first.steps[0] and finer.pld("remove", "upper").h == Fraction(1, 800)
+    forget_kept()
+    fresh = compose_run(phases, s, leaves=leaves)
+    assert fresh.steps[0] is not first.steps[0] and fresh.steps[0] == first.steps[0]
+    recomputed = fresh.pld("remove", "upper")
+    assert recomputed is not pld
+    assert (recomputed.coeffs, recomputed.offset, recomputed.inf) == (pld.coeffs, pld.offset, pld.inf)
