@@ -47,7 +47,7 @@ def test_an_audit_report_is_confirmed_and_a_forgery_is_failed(capsys, tmp_path):
 def test_a_claims_file_report_is_confirmed_report_by_report(capsys, tmp_path):
     claims = tmp_path / "claims.csv"
     claims.write_text("id,q,sigma,steps,delta,epsilon,accountant\na,0.01,4,100,1e-5,1,pld\n"
-                      "b,0.02,2,5,1e-6,0.2,rdp\n")  # 5 steps: b's three RDP audits take 2.7 CPU-s (50: 3.8)
+                      "b,0.02,2,50,1e-6,0.2,rdp\n")
     path, report = written(capsys, tmp_path, "audit", "--claims", str(claims))
     assert report.startswith(f"{path}: confirmed (2 audit reports: ")
     data = json.loads(path.read_text())
