@@ -364,11 +364,6 @@ SHUFFLED = ["--sampler", "shuffle", "--batch-size", "250", "--dataset-size", "60
             "--epochs", "3", "--delta", "1e-5"]
 
 
-# slow: this published claim's audit is covered by docs/samplers.md:299, the same run and claim on the command line with
-# both numbers, the verdict, the accountant that decided and why compared, and by docs/auditors.md:103, this claim read
-# from the claims file and violated (tests/test_docs.py, default run); the certificate's method by
-# tests/curves/test_per_epoch.py::test_certificate_is_rechecked_and_every_field_verified (default run)
-@pytest.mark.slow
 def test_the_shuffled_published_claim_is_violated_with_both_numbers(examples):
     claim = examples["tf-privacy-keras-tutorial-shuffled"]
     assert claim.accountants == ("pld",) and claim.phases[0].sampler == "shuffle"
