@@ -44,9 +44,9 @@ four compositions (two directions × two bounds) of about 2·log2(T) integer-pol
 stretch of identical consecutive phases, which are composed as one: 5000 one-step phases cost one 5000-step
 phase), of length about (composed loss range)/h. For the run of TF Privacy's MNIST tutorial (q = 256/60000,
 σ = 1.1, T = 14063, δ = 1e-5) h = 2e-4, about 20 000 grid points per step (13 000 evaluated) and
-39 000 composed; time grows like √T/h·log T. A process keeps its last 16 step discretisations and 8 composed
-PLDs, keyed by every exact input they depend on (they are pure functions of them, and immutable), so a
-calibration's probes, a refinement walked further or a check after a certificate in the same process meet them
+39 000 composed; time grows like √T/h·log T. A process keeps its last 16 step and 16 leaf discretisations and 8
+composed PLDs (at most 2·10^6 grid points in all), keyed by every exact input they depend on (pure functions of them,
+immutable), so a calibration's probes, a refinement walked further or a check after a certificate in the same process meet them
 again instead of recomputing them; :func:`forget_kept` drops them (the benchmarks time every run from cold).
 """
 
@@ -151,9 +151,9 @@ class Curves:
                 parts = [(_single(by_pair[step_key(p)], direction, bound), p.steps) for p in merged(self.phases)]
                 parts += [(plds[(direction, bound)], count) for (_, count), plds in zip(self.leaves, self.leaf_plds)]
                 self.plds[key] = compose(parts, self.budget)
-                if kept is not None:
+                if kept is not None and self.plds[key].length <= _COMPOSED_POINTS:
                     _COMPOSED[kept] = self.plds[key]
-                    while len(_COMPOSED) > _COMPOSED_KEPT:
+                    while len(_COMPOSED) > _COMPOSED_KEPT or sum(c.length for c in _COMPOSED.values()) > _COMPOSED_POINTS:
                         del _COMPOSED[next(iter(_COMPOSED))]
             self.seconds += time.perf_counter() - start
         return self.plds[key]
@@ -346,9 +346,10 @@ def _discretize_step(args: tuple[str, Fraction, Fraction, Settings]) -> StepPLD:
 def _leaf_plds(leaf: Leaf, settings: Settings) -> dict[tuple[str, str], PLD]:
     """A leaf's discrete PLDs on the run's grid, kept like :func:`_discretize_step`'s (leaves are frozen)."""
     try:
-        return _leaf_plds_kept(leaf, settings.grid_step, settings.bits, settings.tail)
+        hash(leaf)
     except TypeError:  # an unhashable leaf (a caller's own class): computed each time
         return leaf.plds(settings.grid_step, settings.bits, settings.tail)
+    return _leaf_plds_kept(leaf, settings.grid_step, settings.bits, settings.tail)
 
 
 @lru_cache(maxsize=16)
@@ -358,6 +359,7 @@ def _leaf_plds_kept(leaf: Leaf, h: Fraction, bits: int, tail: Fraction) -> dict[
 
 _COMPOSED: dict[tuple, PLD] = {}  # the last few composed PLDs, by everything they depend on (insertion order = age)
 _COMPOSED_KEPT = 8
+_COMPOSED_POINTS = 2 * 10**6  # and at most this many grid points in all (about 50 MB): a long process stays small
 
 
 def forget_kept() -> None:
