@@ -44,8 +44,8 @@ four compositions (two directions × two bounds) of about 2·log2(T) integer-pol
 stretch of identical consecutive phases, which are composed as one: 5000 one-step phases cost one 5000-step
 phase), of length about (composed loss range)/h. For the run of TF Privacy's MNIST tutorial (q = 256/60000,
 σ = 1.1, T = 14063, δ = 1e-5) h = 2e-4, about 20 000 grid points per step (13 000 evaluated) and
-39 000 composed; time grows like √T/h·log T. A process keeps its last 16 step and 16 leaf discretisations and 8
-composed PLDs (at most 2·10^6 grid points in all), keyed by every exact input they depend on (pure functions of them,
+39 000 composed; time grows like √T/h·log T. A process keeps its last 16 step discretisations (at most 4·10^5 grid
+points in all), 16 leaf discretisations and 8 composed PLDs (at most 2·10^6 grid points in all), keyed by every exact input they depend on (pure functions of them,
 immutable), so a calibration's probes, a refinement walked further or a check after a certificate in the same process meet them
 again instead of recomputing them; :func:`forget_kept` drops them (the benchmarks time every run from cold).
 """
@@ -145,16 +145,15 @@ class Curves:
             start = time.perf_counter()
             kept = self._kept_key(direction, bound)
             if kept is not None and kept in _COMPOSED:
-                self.plds[key] = _COMPOSED[kept] = _COMPOSED.pop(kept)  # the same composition, met again
+                _COMPOSED[kept] = _COMPOSED.pop(kept)  # the same composition, met again: now the newest
+                self.plds[key] = _COMPOSED[kept][0]
             else:
                 by_pair = {(s.pair, s.q, s.sigma): s for s in self.steps}
                 parts = [(_single(by_pair[step_key(p)], direction, bound), p.steps) for p in merged(self.phases)]
                 parts += [(plds[(direction, bound)], count) for (_, count), plds in zip(self.leaves, self.leaf_plds)]
                 self.plds[key] = compose(parts, self.budget)
-                if kept is not None and self.plds[key].length <= _COMPOSED_POINTS:
-                    _COMPOSED[kept] = self.plds[key]
-                    while len(_COMPOSED) > _COMPOSED_KEPT or sum(c.length for c in _COMPOSED.values()) > _COMPOSED_POINTS:
-                        del _COMPOSED[next(iter(_COMPOSED))]
+                if kept is not None:
+                    _keep(_COMPOSED, kept, self.plds[key], self.plds[key].length, _COMPOSED_KEPT, _COMPOSED_POINTS)
             self.seconds += time.perf_counter() - start
         return self.plds[key]
 
@@ -332,12 +331,8 @@ def _delta_steering(phases: Sequence[Phase], epsilon: Fraction, tail: Fraction) 
 Mapper = Callable[[Callable[[Any], Any], list[Any]], Iterable[Any]]
 
 
-@lru_cache(maxsize=16)
 def _discretize_step(args: tuple[str, Fraction, Fraction, Settings]) -> StepPLD:
-    """One distinct (pair, q, σ) step of a run, discretised with the run's settings (a picklable task).
-
-    Kept for the process's later runs (a pure function of exact arguments, its result immutable): a calibration,
-    a check after a certificate, or a tolerance walked further meets the same steps again."""
+    """One distinct (pair, q, σ) step of a run, discretised with the run's settings (a picklable task)."""
     pair, q, sigma, settings = args
     grid = grid_range(q, sigma, settings.grid_step, settings.tail, pair)
     return discretize(q, sigma, grid, settings.bits, budget=10 * settings.tail, pair=pair)
@@ -360,11 +355,24 @@ def _leaf_plds_kept(leaf: Leaf, h: Fraction, bits: int, tail: Fraction) -> dict[
 _COMPOSED: dict[tuple, PLD] = {}  # the last few composed PLDs, by everything they depend on (insertion order = age)
 _COMPOSED_KEPT = 8
 _COMPOSED_POINTS = 2 * 10**6  # and at most this many grid points in all (about 50 MB): a long process stays small
+_STEPS: dict[tuple, StepPLD] = {}  # the last few step discretisations, by their task's arguments (the same way)
+_STEPS_KEPT = 16
+_STEPS_POINTS = 4 * 10**5  # grid points in all (four integers each: about 60 MB)
+
+
+def _keep(table: dict, key: Any, value: Any, size: int, most: int, points: int) -> None:
+    """Keep ``value`` (of ``size`` grid points) under ``key``, dropping the oldest entries beyond ``most`` entries or
+    ``points`` grid points in all; a value larger than ``points`` alone is not kept."""
+    if size > points:
+        return
+    table[key] = (value, size)
+    while len(table) > most or sum(n for _, n in table.values()) > points:
+        del table[next(iter(table))]
 
 
 def forget_kept() -> None:
     """Drop the kept discretisations and compositions (benchmarks time each run from cold)."""
-    _discretize_step.cache_clear()
+    _STEPS.clear()
     _leaf_plds_kept.cache_clear()
     _COMPOSED.clear()
 
@@ -379,7 +387,13 @@ def compose_run(phases: Sequence[Phase], settings: Settings, mapper: Mapper = ma
     phases, leaves = check_run(phases, leaves), tuple(leaves)
     start = time.perf_counter()
     pairs = dict.fromkeys(step_key(p) for p in phases)
-    steps = list(mapper(_discretize_step, [(pair, q, sigma, settings) for pair, q, sigma in pairs]))
+    tasks = [(pair, q, sigma, settings) for pair, q, sigma in pairs]
+    found = {t: _STEPS[t][0] for t in tasks if t in _STEPS}
+    todo = [t for t in tasks if t not in found]
+    found.update(zip(todo, mapper(_discretize_step, todo)))
+    for t in todo:
+        _keep(_STEPS, t, found[t], len(found[t].remove_upper), _STEPS_KEPT, _STEPS_POINTS)
+    steps = [found[t] for t in tasks]
     leaf_plds = tuple(_leaf_plds(leaf, settings) for leaf, _ in leaves)
     budget = Budget(int(settings.truncation * 2 ** settings.bits), total_steps(phases, leaves),
                     products_needed([p.steps for p in merged(phases)] + [count for _, count in leaves]),
