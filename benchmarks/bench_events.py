@@ -1,9 +1,10 @@
 """Event leaves beyond the Gaussian: rdp_verify's proven bracket against dp_accounting's PLD, same process, same grid.
 
-Workload (issue 29, item 5): three mechanisms composed with themselves, δ = 1e-5:
+Workload (issue 29, item 5): three mechanisms (randomized response under two relations) composed with themselves, δ = 1e-5:
 
 * ``laplace``: ``LaplaceDpEvent(1)`` (b = 1, sensitivity 1, ε₀ = 1), 100 uses;
 * ``rr``: ``RandomizedResponseDpEvent(0.5, 4)`` under REPLACE_ONE (losses ±log 5 and 0), 100 uses;
+* ``rr-special``: the same under REPLACE_SPECIAL (two outcomes, losses log(5/2) and log(1/2)), 100 uses;
 * ``mixture``: ``MixtureOfGaussiansDpEvent(1, (0, 1), (1/2, 1/2))`` (add and remove differ), 100 uses.
 
 Each at a FIXED grid step h (``--steps``, default 1e-3 and 1e-4) that is also dp_accounting's
@@ -19,7 +20,7 @@ pessimistic PLD). ``--uses`` takes other counts (``--uses 10 100 1000`` for the 
 estimate is printed beside our bracket for information only (pessimistic: it may lie above our upper end).
 The defaults take about a quarter of an hour (the 1e-4 mixture costs half a minute per run on each side).
 
-    python benchmarks/bench_events.py [--repeat N] [--steps 1e-3 1e-4] [--uses 100] [--cases laplace rr mixture]
+    python benchmarks/bench_events.py [--repeat N] [--steps 1e-3 1e-4] [--uses 100] [--cases laplace rr rr-special mixture]
 
 Measured once (a 2-core container shared with other jobs, load about 5, so single timings vary up to 2×; dp_accounting
 0.9, python-flint; machine-dependent, quoted here, never executed as a test). Whole ε(δ) computation, rdp_verify's
@@ -38,7 +39,7 @@ response's cuts computed once per step of its survival, the mixture's root searc
     mixture   1e-3   100     4.1-6.1 s      3.4-4.7 s          0.8× → 0.8×            2.3-3.3 s (27% fewer loss evaluations)
     mixture   1e-4   100     29-30 s        41-47 s            1.4× → 1.6× (noise)    30-41 s (theirs 28-35 s)
 
-The mixture is within 5× (dp_accounting's own mixture discretisation costs as much as ours). Laplace and randomized
+The mixture is within 5× (dp_accounting's own mixture discretisation costs as much as ours). Laplace and (then) randomized
 response are not: one use's discretisation is a few per cent of our time; the rest is the composition
 (:mod:`rdp_verify.curves.compose`, outside rdp_verify.mechanisms): exact 64-bit fixed-point integer convolutions by
 repeated squaring, 2·log2(uses) products per composed PLD (8 for 100 uses), each about 15× a float64 FFT of the same
@@ -67,11 +68,28 @@ products (eight per composed PLD, upper and lower bound) alone take 5-8× dp_acc
 by 2^64 another quarter of our time for Laplace's dense PLDs (5% for randomized response's sparse ones: FLINT's
 per-coefficient division, about three copies' cost), the window about 4%, the root search 3-5%.
 
-For randomized response (finitely many outcomes) a second line times its exact ε(δ), both directions, by
-enumerating the composed outcome counts and inverting δ(ε) on its sorted segments (no grid:
-rdp_verify.mechanisms.finite_composition.composed_epsilon), against dp_accounting's ε(δ) at grid h. Measured once
-(same machine, h = 1e-3, best of 3): see docs/events.md. The terms grow like uses² (more than
-finite_composition.MAX_TERMS = 200 000 count vectors, about 630 uses, is refused).
+Randomized response no longer composes on the grid (2026-11-27): its uses are one exact law (one atom per
+likelihood ratio: the coefficients of g(x)^uses under REPLACE_ONE, whose losses ±log r and 0 lie on a lattice; the
+uses + 1 outcome counts under REPLACE_SPECIAL), rounded to the grid once
+(:class:`rdp_verify.mechanisms.finite_composition.SelfComposed`), so its bracket is one cell wide (h in ε) and no
+product is computed. Its "discretise" column then times that composed law's PLDs (dp_accounting's: one use's).
+Measured once (same container, load about 1, best of 3, machine-dependent, quoted, never executed):
+
+    case         h     uses  dp_accounting  rdp_verify  ratio   proven bracket of ε(1e-5)      dp_accounting's
+    rr         1e-3     10     0.007 s       0.004 s     0.7×    [16.092900, 16.093900]          16.098900
+    rr         1e-3    100     0.055 s       0.034 s     0.6×    [123.887428, 123.888428]        123.935069
+    rr         1e-3   1000     0.24 s        0.20 s      0.8×    [953.741447, 953.742447]        954.823000
+    rr-special 1e-3     10     0.014 s       0.005 s     0.4×    [9.160900, 9.161900]            9.168900
+    rr-special 1e-3    100     0.084 s       0.045 s     0.5×    [62.238302, 62.239302]          62.299375
+    rr-special 1e-3   1000     0.28 s        0.16 s      0.6×    [415.571271, 415.572271]        416.106425
+    rr         1e-4    100     0.49 s        0.35 s      0.7×    [123.888074, 123.888174]        123.893248
+    rr-special 1e-4    100     0.63 s        0.47 s      0.7×    [62.238436, 62.238536]          62.240128
+
+Cost: O(uses) atoms under REPLACE_ONE (O(uses²) exact bits), uses + 1 under REPLACE_SPECIAL, then one dense PLD of
+(composed loss range)/h points (the range cut where the tails fall below the allowance); a law beyond
+finite_composition.MAX_LAW_BITS of exact integers (about 5000 uses) goes back to the grid's products, and a
+composed grid beyond rounding.MAX_POINTS (1000 uses at h = 1e-4) is refused, as a composed PLD of that length
+would be.
 
 Needs the optional peer: pip install 'rdp_verify[peers]'.
 """
@@ -83,8 +101,7 @@ from fractions import Fraction
 
 from bench_pld import best, have_dp_accounting, repeat_parser  # benchmarks/ is the script's own folder
 
-from rdp_verify.curves.accountant import Settings, bracket
-from rdp_verify.mechanisms.finite_composition import composed_epsilon
+from rdp_verify.curves.accountant import Settings, bracket, folded
 from rdp_verify.mechanisms.laplace import Laplace
 from rdp_verify.mechanisms.mixture_of_gaussians import MixtureOfGaussians
 from rdp_verify.mechanisms.randomized_response import RandomizedResponse
@@ -96,12 +113,17 @@ TRUNCATION = Fraction(1, 1000) * DELTA / 50  # the first rung's allowance (curve
 
 def cases():
     """name -> (rdp_verify's leaf, dp_accounting's one-use PLD at grid step h)."""
+    from dp_accounting import NeighboringRelation
     from dp_accounting.pld import privacy_loss_distribution as pld
+    REPLACE_SPECIAL = NeighboringRelation.REPLACE_SPECIAL
     return {
         "laplace": (Laplace(Fraction(1)),
                     lambda h: pld.from_laplace_mechanism(1.0, value_discretization_interval=h)),
         "rr": (RandomizedResponse(Fraction(1, 2), 4, "replace-one"),
                lambda h: pld.from_randomized_response(0.5, 4, value_discretization_interval=h)),
+        "rr-special": (RandomizedResponse(Fraction(1, 2), 4, "replace-special"),
+                       lambda h: pld.from_randomized_response(0.5, 4, value_discretization_interval=h,
+                                                              neighboring_relation=REPLACE_SPECIAL)),
         "mixture": (MixtureOfGaussians(Fraction(1), (Fraction(0), Fraction(1)), (Fraction(1, 2), Fraction(1, 2))),
                     lambda h: pld.from_mixture_gaussian_mechanism(1.0, [0.0, 1.0], [0.5, 0.5],
                                                                   value_discretization_interval=h)),
@@ -112,23 +134,12 @@ def settings_for(h: Fraction, uses: int) -> Settings:
     return Settings(grid_step=h, bits=BITS, truncation=TRUNCATION, tail=TRUNCATION / (10 * uses))
 
 
-def exact_line(leaf, peer, h: Fraction, uses: int, repeat: int) -> None:
-    """The exact ε(δ) of the composition (both directions, outcome counts enumerated and inverted on their sorted
-    segments, no grid: :func:`rdp_verify.mechanisms.finite_composition.composed_epsilon`) against dp_accounting's
-    ε(δ) at grid h (its pessimistic PLD composed and inverted)."""
-    p, q = leaf.finite_masses()
-    ours, ends = best(lambda: [composed_epsilon([(p, q, uses)], DELTA, 128, d) for d in ("remove", "add")], repeat)
-    theirs, eps = best(lambda: peer(float(h)).self_compose(uses).get_epsilon_for_delta(float(DELTA)), repeat)
-    lower, upper = max(lo for lo, _ in ends), max(up for _, up in ends)
-    print(f"{'  exact':8} {'-':>6} {uses:>5} | {'(no grid)':>33} | {ours:12.3f}s {theirs:7.3f}s {ours / theirs:6.1f}x | "
-          f"[{float(lower):.6f}, {float(upper):.6f}] (width {float(upper - lower):.0e}), {eps:.6f}", flush=True)
-
-
 def main() -> int:
     parser = repeat_parser(__doc__)
     parser.add_argument("--steps", nargs="+", default=["1e-3", "1e-4"], help="grid steps h (exact decimals)")
     parser.add_argument("--uses", nargs="+", type=int, default=[100])
-    parser.add_argument("--cases", nargs="+", choices=("laplace", "rr", "mixture"), default=["laplace", "rr", "mixture"])
+    parser.add_argument("--cases", nargs="+", choices=("laplace", "rr", "rr-special", "mixture"),
+                        default=["laplace", "rr", "rr-special", "mixture"])
     args = parser.parse_args()
     if not have_dp_accounting():
         return 2
@@ -142,7 +153,8 @@ def main() -> int:
             leaf, peer = table[name]
             for uses in args.uses:
                 s = settings_for(h, uses)
-                d_ours, _ = best(lambda: leaf.plds(h, s.bits, s.tail), args.repeat)
+                factor = folded([(leaf, uses)])[0][0]  # randomized response: the uses' exact law, rounded once
+                d_ours, _ = best(lambda: factor.plds(h, s.bits, s.tail), args.repeat)
                 d_theirs, _ = best(lambda: peer(float(h)), args.repeat)
                 ours_time, result = best(lambda: bracket([], delta=DELTA, settings=s, leaves=[(leaf, uses)]),
                                          args.repeat)
@@ -151,8 +163,6 @@ def main() -> int:
                 print(f"{name:8} {step:>6} {uses:>5} | {d_ours:15.3f}s {d_theirs:7.3f}s {d_ours / d_theirs:5.1f}x | "
                       f"{ours_time:12.3f}s {theirs_time:7.3f}s {ours_time / theirs_time:6.1f}x | "
                       f"[{float(result.lower):.6f}, {float(result.upper):.6f}], {eps:.6f}", flush=True)
-                if leaf.finite_masses() is not None:  # finitely many outcomes: the exact ε(δ)
-                    exact_line(leaf, peer, h, uses, args.repeat)
     return 0
 
 

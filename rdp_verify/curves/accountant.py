@@ -110,11 +110,24 @@ class Settings:
 class Leaf(Protocol):
     """A mechanism composed beside the SGM steps (:mod:`rdp_verify.mechanisms`): its proven PLDs on h·ℤ per
     (direction, bound), each leaving at most ``tail`` of mass beyond its grid, and the size of its loss (a heuristic
-    for the first grid)."""
+    for the first grid). A leaf may also have ``self_composed(uses)``: a leaf standing for that many uses, whose PLDs
+    are the composed law's rounded once (exact for randomized response:
+    :class:`rdp_verify.mechanisms.finite_composition.SelfComposed`), or None; the run then composes it once."""
 
     def plds(self, h: Fraction, bits: int, tail: Fraction) -> dict[tuple[str, str], PLD]: ...
 
     def loss_scale(self) -> Fraction: ...
+
+
+def folded(leaves: Sequence[tuple[Leaf, int]]) -> tuple[tuple[Leaf, int], ...]:
+    """The factors the run composes for its leaves: a leaf used n > 1 times that has an exact self-composition
+    (:class:`Leaf`) as that composition used once, every other leaf as it is."""
+    out = []
+    for leaf, count in leaves:
+        fold = getattr(leaf, "self_composed", None)
+        composed = fold(count) if fold is not None and count > 1 else None
+        out.append((leaf, count) if composed is None else (composed, 1))
+    return tuple(out)
 
 
 @dataclass
@@ -126,8 +139,8 @@ class Curves:
     settings: Settings
     steps: tuple[StepPLD, ...]
     budget: Budget
-    leaves: tuple[tuple[Leaf, int], ...] = ()  # other mechanisms and how often each is applied, with their PLDs:
-    leaf_plds: tuple[dict[tuple[str, str], PLD], ...] = ()
+    leaves: tuple[tuple[Leaf, int], ...] = ()  # other mechanisms and how often each is applied, as given
+    leaf_plds: tuple[dict[tuple[str, str], PLD], ...] = ()  # the PLDs of folded(leaves), composed their counts
     plds: dict[tuple[str, str], PLD] = field(default_factory=dict)
     seconds: float = 0.0
 
@@ -150,7 +163,8 @@ class Curves:
             else:
                 by_pair = {(s.pair, s.q, s.sigma): s for s in self.steps}
                 parts = [(_single(by_pair[step_key(p)], direction, bound), p.steps) for p in merged(self.phases)]
-                parts += [(plds[(direction, bound)], count) for (_, count), plds in zip(self.leaves, self.leaf_plds)]
+                parts += [(plds[(direction, bound)], count) for (_, count), plds in zip(folded(self.leaves),
+                                                                                        self.leaf_plds)]
                 self.plds[key] = compose(parts, self.budget)
                 if kept is not None:
                     _keep(_COMPOSED, kept, self.plds[key], self.plds[key].length, _COMPOSED_KEPT, _COMPOSED_POINTS)
@@ -394,9 +408,10 @@ def compose_run(phases: Sequence[Phase], settings: Settings, mapper: Mapper = ma
     for t in todo:
         _keep(_STEPS, t, found[t], len(found[t].remove_upper), _STEPS_KEPT, _STEPS_POINTS)
     steps = [found[t] for t in tasks]
-    leaf_plds = tuple(_leaf_plds(leaf, settings) for leaf, _ in leaves)
+    factors = folded(leaves)
+    leaf_plds = tuple(_leaf_plds(leaf, settings) for leaf, _ in factors)
     budget = Budget(int(settings.truncation * 2 ** settings.bits), total_steps(phases, leaves),
-                    products_needed([p.steps for p in merged(phases)] + [count for _, count in leaves]),
+                    products_needed([p.steps for p in merged(phases)] + [count for _, count in factors]),
                     settings.max_length)
     return Curves(phases, settings, tuple(steps), budget, leaves, leaf_plds, seconds=time.perf_counter() - start)
 

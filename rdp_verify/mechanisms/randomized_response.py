@@ -43,6 +43,7 @@ from flint import arb, ctx
 
 from ..foundations.inputs import InputError
 from ..foundations.results import to_arb
+from .finite_composition import SelfComposed, self_composed
 from .rounding import FinitePair, Mechanism, check_direction, check_probability, check_whole
 
 __all__ = ["RandomizedResponse", "NEIGHBOURS", "finite_rdp"]
@@ -111,6 +112,11 @@ class RandomizedResponse(Mechanism):
 
     def pair(self) -> FinitePair:
         return FinitePair(*self.masses())
+
+    def self_composed(self, uses: int) -> SelfComposed | None:
+        """``uses`` uses as one mechanism with the exact composed law (the losses ±log r and 0 lie on the lattice
+        log r·ℤ), rounded to a grid once: :class:`rdp_verify.mechanisms.finite_composition.SelfComposed`."""
+        return self_composed(self, uses)
 
     def loss_scale(self) -> Fraction:
         """A rational ≥ the largest absolute loss over 2: the bit length of the largest likelihood ratio (heuristic)."""

@@ -419,15 +419,18 @@ class Mechanism(ABC):
         """PLDs on h·ℤ keyed by (direction, bound): ("remove" | "add", "upper" | "lower"); the upper ones have
         losses and masses rounded up, the lower ones down (:mod:`rdp_verify.mechanisms.rounding`)."""
         h, bits, tail = check_grid(h, bits, tail)
-        pair = self.pair()
         out: dict[tuple[str, str], PLD] = {}
         for direction in DIRECTIONS:
             if direction == "add" and self.is_symmetric():
                 upper, lower = out["remove", "upper"], out["remove", "lower"]
             else:
-                upper, lower = discretize(pair, direction, h, bits, tail)
+                upper, lower = self.discretized(direction, h, bits, tail)
             out[direction, "upper"], out[direction, "lower"] = upper, lower
         return out
+
+    def discretized(self, direction: str, h: Fraction, bits: int, tail: Fraction) -> tuple[PLD, PLD]:
+        """(upper, lower) of one direction on h·ℤ: the pair's loss rounded up and down (:func:`discretize`)."""
+        return discretize(self.pair(), direction, h, bits, tail)
 
     def hockey_stick(self, epsilon: Fraction, prec: int, direction: str = "remove") -> arb:
         """A ball containing the direction's δ(ε) of one use, from the pair (Neyman–Pearson)."""

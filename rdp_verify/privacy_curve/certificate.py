@@ -31,7 +31,16 @@ from flint import arb, ctx
 from .. import __version__
 from ..certificates.certificate import check_against, seal
 from ..certificates.fields import FieldPolicy
-from ..curves.accountant import DEFAULT_TOLERANCE, DIRECTIONS, Bracket, Settings, bracket, delta_bracket, total_steps
+from ..curves.accountant import (
+    DEFAULT_TOLERANCE,
+    DIRECTIONS,
+    Bracket,
+    Settings,
+    bracket,
+    delta_bracket,
+    folded,
+    total_steps,
+)
 from ..curves.certificate import (
     DIGITS,
     INFORMATIVE,
@@ -78,6 +87,11 @@ PROOFS = {
                    "lower end (Meiser & Mohammadi 2018; Koskela, Jalko, Honkela 2020); the pairs of dp_accounting "
                    "0.6's PLD accountant (rdp_verify.mechanisms)"),
 }
+FINITE_PROOF = ("the uses of randomized response composed as one pair: the exact law of the composed loss (one atom "
+                "per likelihood ratio: the coefficients of g(x)^n in exact integers where the ratios lie on a lattice "
+                "b^k, else the outcome counts), its losses rounded to the grid once, up with masses up for the upper "
+                "end and down with masses down for the lower end (rdp_verify.mechanisms.finite_composition."
+                "SelfComposed; the rounding of the mechanisms' PLDs, applied to the composed pair)")
 
 
 def _check_relation(relation: Any) -> NeighboringRelation:
@@ -180,7 +194,8 @@ def certificate_of_event(run: Run, result: Bracket, *, delta: Fraction | None, e
         "components": [{"mechanism": type(leaf).__name__, "uses": count} for leaf, count in run.leaves]
         + [{"mechanism": "SampledGaussian" if p.sampler == "poisson" else f"{p.sampler} Gaussian", "uses": p.steps}
            for p in run.phases],
-        "proofs": PROOFS,
+        "proofs": {**PROOFS, **({"finite compositions": FINITE_PROOF} if any(
+            f is not leaf for (leaf, _), (f, _) in zip(run.leaves, folded(run.leaves))) else {})},
         "cross_check": cross,
         "work": {"composed_length": result.curves.longest(),
                  "refinements": [{"grid_step": fraction_text(r["grid_step"]),

@@ -64,7 +64,7 @@ __all__ = ["CLASSES", "DpPoint", "Target", "classify", "default_targets", "grid_
 CLASSES = ("exact", "conservative", "unsafe", "failed")
 EVENT_CLASSES = (*CLASSES, "unsupported")  # unsupported: the peer refuses the tree (no claim made)
 DATA = f"data/golden-dp-v{golden_dp.FORMAT_VERSION}.csv"  # a symlink to certificates/golden-dp-v4.csv
-EVENT_DATA = f"data/golden-events-v{golden_events.FORMAT_VERSION}.csv"  # a symlink to certificates/golden-events-v1.csv
+EVENT_DATA = f"data/golden-events-v{golden_events.FORMAT_VERSION}.csv"  # a symlink to certificates/golden-events-v2.csv
 _DIGITS = 12
 
 

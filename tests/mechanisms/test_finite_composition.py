@@ -2,7 +2,8 @@
 
 References: one use against randomized response's own sum over outcomes (``delta_exact``); several uses against
 a brute-force sum over every sequence of outcomes (itertools.product, exact rationals); the proven grid bracket
-of the same composition (rdp_verify.privacy_curve) must contain the exact value.
+of the same composition (rdp_verify.privacy_curve) must contain the exact value. The composed law (one atom per
+likelihood ratio) against the same sequences grouped by ratio; its PLDs rounded once against the exact δ.
 """
 
 import itertools
@@ -11,10 +12,21 @@ from fractions import Fraction as F
 import pytest
 from flint import arb, ctx
 
+from rdp_verify.curves.accountant import bracket, folded
+from rdp_verify.curves.compose import delta_at
 from rdp_verify.events.model import RandomizedResponseDpEvent, SelfComposedDpEvent
 from rdp_verify.foundations.inputs import InputError
 from rdp_verify.foundations.results import to_arb
-from rdp_verify.mechanisms.finite_composition import MAX_TERMS, composed_delta, composed_epsilon, outcome_count
+from rdp_verify.mechanisms.finite_composition import (
+    MAX_TERMS,
+    SelfComposed,
+    composed_delta,
+    composed_epsilon,
+    composed_law,
+    lattice,
+    outcome_count,
+    self_composed,
+)
 from rdp_verify.mechanisms.randomized_response import RandomizedResponse
 from rdp_verify.privacy_curve.certificate import certify_event, check_event_certificate, event_bracket
 from rdp_verify.privacy_curve.table import resolve
@@ -129,3 +141,71 @@ def test_sizes_and_refusals():
         composed_delta([((F(1, 2), F(1, 3)), (F(1, 2), F(1, 2)), 2)], F(1), PREC)
     with pytest.raises(InputError, match="direction"):
         composed_delta([(p, q, 2)], F(1), PREC, "both")
+
+
+# -- the composition as one finite pair, rounded to the grid once (SelfComposed) ---------------------------------
+
+def test_lattice_finds_the_largest_common_base():
+    assert lattice([F(5), F(1, 5), F(1)]) == (F(5), [1, -1, 0])
+    assert lattice([F(4), F(8), F(1, 2)]) == (F(2), [2, 3, -1])
+    assert lattice([F(9, 4), F(27, 8)]) == (F(3, 2), [2, 3])
+    assert lattice([F(1), F(1)]) == (F(2), [0, 0])
+    assert lattice([F(6), F(2)]) is None and lattice([F(5, 2), F(1, 2)]) is None and lattice([F(0), F(2)]) is None
+
+
+def sequences_law(p, q, n):
+    """ratio -> (P, Q) over every sequence of n outcomes, exact rationals (independent of the count vectors)."""
+    law = {}
+    for seq in itertools.product(range(len(p)), repeat=n):
+        a = b = F(1)
+        for i in seq:
+            a, b = a * p[i], b * q[i]
+        x, y = law.get(a / b, (F(0), F(0)))
+        law[a / b] = (x + a, y + b)
+    return law
+
+
+@pytest.mark.parametrize("rr", RR, ids=str)
+@pytest.mark.parametrize("uses", [1, 2, 7])
+def test_the_composed_law_is_the_sequences_law_grouped_by_ratio(rr, uses):
+    p, q = rr.masses()
+    law = composed_law(p, q, uses)
+    found = {r: (F(a, law.denominator), F(b, law.denominator)) for r, a, b in zip(law.ratios, law.p, law.q)}
+    assert len(found) == len(law.ratios) and all(a == r * b for r, (a, b) in found.items())
+    assert found == sequences_law(p, q, uses)
+
+
+@pytest.mark.parametrize("rr", RR, ids=str)
+@pytest.mark.parametrize("direction", ["remove", "add"])
+@pytest.mark.parametrize("tail", [F(1, 10**9), F(1, 50)])
+def test_the_law_rounded_once_brackets_the_exact_delta(rr, direction, tail):
+    p, q = rr.masses()
+    plds = SelfComposed(rr, 12).plds(F(1, 100), 64, tail)
+    assert plds["add", "upper"] is plds["remove", "upper"] if rr.is_symmetric() else True
+    assert plds[direction, "lower"].total() <= 2**64 <= plds[direction, "upper"].total()  # masses down / up
+    for eps in (F(0), F(1, 2), F(1), F(3)):
+        exact = composed_delta([(p, q, 12)], eps, PREC, direction)
+        low = delta_at(plds[direction, "lower"], eps, 128).lower()
+        up = delta_at(plds[direction, "upper"], eps, 128).upper()
+        assert low <= exact.upper() and exact.lower() <= up  # proven ends around the exact value
+        if tail < F(1, 10**6):  # one cell's error (e^{h} − 1 of the mass above ε, about 1%) and the fixed point
+            assert up - low <= exact.upper() * 3 / 100 + arb(2) ** -50
+
+
+def test_the_accountant_composes_the_uses_as_one_law_and_brackets_the_exact_epsilon():
+    assert isinstance(folded([(RR[0], 100)])[0][0], SelfComposed) and folded([(RR[0], 100)])[0][1] == 1
+    assert folded([(RR[0], 1)]) == ((RR[0], 1),)
+    for rr in RR[:3]:
+        p, q = rr.masses()
+        ends = [composed_epsilon([(p, q, 100)], F(1, 10**5), 128, d) for d in ("remove", "add")]
+        result = bracket([], delta=F(1, 10**5), leaves=[(rr, 100)])
+        assert result.lower <= max(lo for lo, _ in ends) and max(up for _, up in ends) <= result.upper
+        assert result.relative_width() <= F(1, 1000)
+
+
+def test_laws_too_large_are_left_to_the_grid():
+    assert self_composed(RR[0], 10**5) is None and self_composed(RR[2], 10**5) is None  # past MAX_LAW_BITS
+    assert self_composed(RR[0], 1) is None
+    assert composed_law((F(1, 2), F(1, 2)), (F(1), F(0)), 3) is None  # a loss of +∞: no finite ratio
+    with pytest.raises(InputError, match="no exact composed law"):
+        SelfComposed(RR[0], 10**5).law()

@@ -23,6 +23,7 @@ from rdp_verify.reference.dp_compare import default_event_targets
 ROOT = Path(__file__).resolve().parents[2]
 FILE = ROOT / "certificates" / f"golden-events-v{golden_events.FORMAT_VERSION}.csv"
 PACKAGED = ROOT / "rdp_verify" / "reference" / "data" / FILE.name
+PINNED_V1 = ROOT / "certificates" / "golden-events-v1.csv"  # version 1, kept as it was
 ROWS = golden_events.parse_rows(FILE.read_text(encoding="utf-8"))
 # cheap rows (well under a second each) regenerated in the default run: one per family of mechanism
 DEFAULT = {("laplace_eps_1", "1e-5"), ("discrete_laplace_basic", "1e-3"), ("rr_3_uses_replace_one", "1e-5"),
@@ -74,6 +75,27 @@ def _leaves(case):
     for i, point in enumerate(golden_events.points())])
 def test_rows_regenerate_byte_for_byte(index):
     assert golden_events.row(golden_events.points()[index]) == data_lines()[index]
+
+
+def test_version_2_keeps_version_1s_rows_or_narrows_them():
+    """Version 2 composes the uses of randomized response as one exact law rounded to the grid once
+    (rdp_verify.mechanisms.finite_composition.SelfComposed): the three rows of its only self-composed case narrowed,
+    inside version 1's brackets (both proven) and around the exact ε of the composition; every other row is version
+    1's byte for byte."""
+    from rdp_verify.mechanisms.finite_composition import composed_epsilon
+    from rdp_verify.mechanisms.randomized_response import RandomizedResponse
+
+    old_text = PINNED_V1.read_text(encoding="utf-8")
+    old_lines = [line for line in old_text.splitlines(keepends=True) if not line.startswith("#")][1:]
+    old = golden_events.parse_rows(old_text)
+    changed = [i for i, (a, b) in enumerate(zip(old_lines, data_lines())) if a != b]
+    assert len(old_lines) == len(data_lines()) and [ROWS[i].case for i in changed] == ["rr_3_uses_replace_one"] * 3
+    p, q = RandomizedResponse(Fraction(1, 2), 4).masses()
+    for i in changed:
+        ends = [composed_epsilon([(p, q, 3)], ROWS[i].delta, 128, d) for d in ("remove", "add")]
+        assert old[i].lower <= ROWS[i].lower <= max(lo for lo, _ in ends)
+        assert max(up for _, up in ends) <= ROWS[i].upper <= old[i].upper
+        assert ROWS[i].upper - ROWS[i].lower < (old[i].upper - old[i].lower) / 2
 
 
 def test_brackets_are_ordered_and_narrow():
