@@ -110,7 +110,9 @@ class Settings:
 class Leaf(Protocol):
     """A mechanism composed beside the SGM steps (:mod:`rdp_verify.mechanisms`): its proven PLDs on h·ℤ per
     (direction, bound), each leaving at most ``tail`` of mass beyond its grid, and the size of its loss (a heuristic
-    for the first grid). A leaf may also have ``self_composed(uses)``: a leaf standing for that many uses, whose PLDs
+    for the first grid). A leaf may say ``order = 2`` when its PLDs' error is second order in h (the first grid is
+    then coarser and refinements shrink h like the square root of the width, as for the SGM steps; default 1). A
+    leaf may also have ``self_composed(uses)``: a leaf standing for that many uses, whose PLDs
     are the composed law's rounded once (exact for randomized response:
     :class:`rdp_verify.mechanisms.finite_composition.SelfComposed`), or None; the run then composes it once."""
 
@@ -292,15 +294,21 @@ def step_key(phase: Phase) -> tuple[str, Fraction, Fraction]:
     return ("replace-one" if phase.sampler == "poisson" else "fixed-replace-one"), phase.q, phase.sigma
 
 
-LEAF_RESOLUTION = 1000  # a leaf's first grid step: its loss scale over this (losses rounded to the grid: first order)
+LEAF_RESOLUTION = {1: 1000, 2: 50}  # a leaf's first grid step: its loss scale over this, by the order of its PLDs'
+# error in h (losses rounded to the grid: first order; Laplace's connect-the-dots and lowered chords: second)
+
+
+def order_of(leaf: Leaf) -> int:
+    """How the width of a leaf's PLDs shrinks with the grid step, like h^order (:class:`Leaf`; 1 unless it says)."""
+    return 2 if getattr(leaf, "order", 1) == 2 else 1
 
 
 def initial_step(phases: Sequence[Phase], tail: Fraction, leaves: Sequence[tuple[Leaf, int]] = ()) -> Fraction:
     """The first grid step (module docstring): per distinct step, a twentieth of the loss's standard
     deviation, clamped to [range/20000, range/400]; the smallest over the steps, rounded to a nice decimal. A run
-    of leaves only: the smallest of their loss scales over :data:`LEAF_RESOLUTION` (beside SGM steps, whose grid
+    of leaves only: the smallest of their loss scales over :data:`LEAF_RESOLUTION` for their order (beside SGM steps, whose grid
     already resolves the run's loss, a leaf's own scale is not asked for: refinement follows the width found)."""
-    steps = [] if phases else [Fraction(leaf.loss_scale()) / LEAF_RESOLUTION for leaf, _ in leaves]
+    steps = [] if phases else [Fraction(leaf.loss_scale()) / LEAF_RESOLUTION[order_of(leaf)] for leaf, _ in leaves]
     for pair, q, sigma in dict.fromkeys(step_key(p) for p in phases):
         width, spread = _loss_scale(q, sigma, tail, pair)
         steps.append(min(max(spread / 20, width / 20000), width / 400))
@@ -567,7 +575,8 @@ def bracket(phases: Sequence[Phase], *, delta: Fraction | None = None, epsilon: 
     tolerance, so this is the bracket a call with that tolerance would give, without repeating the grids
     already tried: an audit narrows a bracket that contains the claim this way); None stops. ``leaves`` are other
     mechanisms composed with the phases (:class:`Leaf`); their losses are rounded to the grid (first order in h), so
-    with leaves each refinement shrinks h in proportion to the width instead of its square root.
+    with a first-order leaf (:func:`order_of`) each refinement shrinks h in proportion to the width instead of its square
+    root.
     """
     phases, leaves = check_run(phases, leaves), tuple(leaves)
     if (delta is None) == (epsilon is None):
@@ -635,7 +644,8 @@ def bracket(phases: Sequence[Phase], *, delta: Fraction | None = None, epsilon: 
         if collapsed == 2:
             break
         target = _next_rung(min(width, 1.0))
-        shrink = (0.8 * float(target) / width if leaves else math.sqrt(0.8 * float(target) / width)) \
+        first_order = any(order_of(leaf) == 1 for leaf, _ in leaves)
+        shrink = (0.8 * float(target) / width if first_order else math.sqrt(0.8 * float(target) / width)) \
             if width < 0.5 else 0.25
         new_h = _nice_below(float(h) * min(max(shrink, 0.1), 0.8))
         factor = float(h / new_h)

@@ -62,7 +62,7 @@ from ..foundations.results import to_arb
 from .replace_one import ReplaceOneCurve, SymmetrisedCurve, replace_loss_scale, replace_tail
 from .single_step import StepCurve
 
-__all__ = ["PAIRS", "Grid", "StepPLD", "LowerPairError", "discretize", "grid_points", "grid_range", "anchor_for", "loss_scale",
+__all__ = ["PAIRS", "Grid", "StepPLD", "LowerPairError", "discretize", "curve_pairs", "grid_points", "grid_range", "anchor_for", "loss_scale",
            "precision"]
 
 # the one-step pairs: SG(q, σ) under add/remove; replace-one under Poisson sampling (the mixture pair); replace-one
@@ -154,8 +154,8 @@ class _Curve:
         # G-side: x ≤ 1, a prefix of the grid (at x = 1 exactly both units agree, and conversions stay exact)
         self.g = [not x > 1 for x in self.x]
         self.f, self.fp = [], []  # native value and native slope (G, G' on the G-side; H, H' else)
-        for g, x, t in zip(self.g, self.x, ts):
-            value, slope = curve.values(x, g_side=g, t=t)
+        for g, x, t, k in zip(self.g, self.x, ts, self.k):
+            value, slope = curve.values(x, g_side=g, t=t, k=k)
             self.f.append(value)
             self.fp.append(slope)
 
@@ -258,7 +258,7 @@ def _cells(curve: StepCurve, c: _Curve) -> list[_Cell]:
     cells = []
     for i in range(len(c.x) - 1):
         dx = c.x[i + 1] - c.x[i]
-        m = curve.curvature_bound(c.x[i], c.x[i + 1])
+        m = curve.curvature_bound(c.x[i], c.x[i + 1], ks=(c.k[i], c.k[i + 1]))
         s, _ = c.span_slope(i, i + 1, c.f)
         left, right = c.cell_slopes(i)
         cells.append(_Cell(d=(dx * dx * m / 2).upper(), alpha=(s - left).upper(), beta=(right - s).upper(),
@@ -381,6 +381,17 @@ def discretize(q: Fraction, sigma: Fraction, grid: Grid, bits: int, budget: Frac
         curve, lower_curve = SymmetrisedCurve(q, sigma, prec), StepCurve(q, sigma / 2, prec)
     ks = grid_points(q, sigma, grid, budget) if budget is not None and pair == "sgm" \
         else list(range(grid.k_lo, grid.k_hi + 1))
+    return StepPLD(q=q, sigma=sigma, grid=grid, bits=bits, **curve_pairs(curve, lower_curve, grid, ks, bits, prec),
+                   pair=pair)
+
+
+def curve_pairs(curve: Any, lower_curve: Any, grid: Grid, ks: list[int], bits: int, prec: int) -> dict[str, Any]:
+    """The fixed-point masses of the dominating pair (connect the dots on ``curve``) and the dominated pair (lowered
+    chords on ``lower_curve``) at the grid points ``ks``, both directions (module docstring), as :class:`StepPLD`'s
+    fields. A curve gives ``values(x, g_side, t, k)`` (G or H and its slope at the grid point x = anchor·e^{kh},
+    balls), ``curvature_bound(a, b, ks)`` (≥ sup H'' on the open cell between the grid points of indices ks, +∞
+    allowed: the tangent bounds then decide) and ``q_exact`` (t = x − (1 − q_exact) is passed to ``values``): :class:`rdp_verify.curves.single_step.StepCurve`, or another mechanism's curve
+    (:class:`rdp_verify.mechanisms.laplace.LaplaceCurve`)."""
     with ctx.workprec(prec):
         c = _Curve(curve, grid, ks)
         upper, upper_inf, q_minus_inf = _upper_masses(c)
@@ -399,17 +410,15 @@ def discretize(q: Fraction, sigma: Fraction, grid: Grid, bits: int, budget: Frac
                 out[k - grid.k_lo] = v
             return tuple(out)
 
-        pld = StepPLD(
-            q=q, sigma=sigma, grid=grid, bits=bits,
-            remove_upper=dense([_upper_int(m, scale) for m in upper]),
-            remove_upper_inf=_upper_int(upper_inf, scale),
-            remove_lower=dense([_lower_int(m, scale) for m in lower]),
-            add_upper=dense([_upper_int(m * w, scale) for m, w in zip(upper, q_weights)]),
-            add_upper_inf=_upper_int(q_minus_inf, scale),
-            add_lower=dense([_lower_int(m * w, scale) for m, w in zip(lower, q_weights)]),
-            checks={**checks, "points_evaluated": len(ks)}, pair=pair,
-        )
-    return pld
+        return {
+            "remove_upper": dense([_upper_int(m, scale) for m in upper]),
+            "remove_upper_inf": _upper_int(upper_inf, scale),
+            "remove_lower": dense([_lower_int(m, scale) for m in lower]),
+            "add_upper": dense([_upper_int(m * w, scale) for m, w in zip(upper, q_weights)]),
+            "add_upper_inf": _upper_int(q_minus_inf, scale),
+            "add_lower": dense([_lower_int(m * w, scale) for m, w in zip(lower, q_weights)]),
+            "checks": {**checks, "points_evaluated": len(ks)},
+        }
 
 
 _SELECTED: dict[tuple[Fraction, Fraction, Grid, Fraction], list[int]] = {}  # the last few selections (a check

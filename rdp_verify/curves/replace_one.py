@@ -119,7 +119,7 @@ class ReplaceOneCurve:
     def _tail(self, v: arb) -> arb:
         return (v / self.root2).erfc() / 2
 
-    def values(self, x: arb, g_side: bool, t: Any = None) -> tuple[arb, arb]:
+    def values(self, x: arb, g_side: bool, t: Any = None, k: int | None = None) -> tuple[arb, arb]:
         """(G(x), G'(x)) if ``g_side`` else (H(x), H'(x)) (``t`` is unused: Λ has no atom-free gap here)."""
         with ctx.workprec(self.prec):
             u = self._u(x)
@@ -146,7 +146,7 @@ class ReplaceOneCurve:
         growth = self.qc * (self.a * (u + 1 / u) + 2 * self.qc) / (self.s2 * den * den)
         return density / growth
 
-    def curvature_bound(self, x_lo: arb, x_hi: arb) -> arb:
+    def curvature_bound(self, x_lo: arb, x_hi: arb, ks: tuple[int, int] | None = None) -> arb:
         """An exact upper bound (an Arb point) of sup H'' over [x_lo, x_hi].
 
         z_x increases with x, so the cell is z ∈ [z(x_lo), z(x_hi)] (ends enclosed at their outer sides);
@@ -178,7 +178,7 @@ class SymmetrisedCurve:
         self.base = StepCurve(q, sigma / 2, prec)
         self.q_exact, self.prec = q, prec
 
-    def values(self, x: arb, g_side: bool, t: Any = None) -> tuple[arb, arb]:
+    def values(self, x: arb, g_side: bool, t: Any = None, k: int | None = None) -> tuple[arb, arb]:
         """(G*(x), G*'(x)) = (x·H(1/x), H(1/x) − H'(1/x)/x) for x ≤ 1 (``g_side``); (H(x), H'(x)) for x > 1."""
         with ctx.workprec(self.prec):
             if not g_side:
@@ -193,7 +193,7 @@ class SymmetrisedCurve:
                 return self.base.slope(x)
             return self.values(x, g_side=True)[1] - 1
 
-    def curvature_bound(self, x_lo: arb, x_hi: arb) -> arb:
+    def curvature_bound(self, x_lo: arb, x_hi: arb, ks: tuple[int, int] | None = None) -> arb:
         """sup H*'' over [x_lo, x_hi] (a cell on one side of 1): H'' there, or H''(1/x)/x³ ≤ sup H''/x_lo³."""
         with ctx.workprec(self.prec):
             if x_lo >= 1:

@@ -63,7 +63,7 @@ class StepCurve:
     def _phi_cdf(self, a: arb) -> arb:
         return (-a / self.root2).erfc() / 2
 
-    def values(self, x: arb, g_side: bool, t: arb | None = None) -> tuple[arb, arb]:
+    def values(self, x: arb, g_side: bool, t: arb | None = None, k: int | None = None) -> tuple[arb, arb]:
         """(G(x), G'(x)) if ``g_side`` else (H(x), H'(x)): the value and slope with full relative accuracy.
 
         G' = H' + 1 = Q(Λ < x) = Φ(z_x/σ), H' = −Φ̄(z_x/σ). ``t`` = x − (1 − q) may be given when it is
@@ -95,7 +95,7 @@ class StepCurve:
         z = self._z(t) / self.sigma
         return self.sigma * self.norm * (-(z * z) / 2).exp() / t
 
-    def curvature_bound(self, x_lo: arb, x_hi: arb) -> arb:
+    def curvature_bound(self, x_lo: arb, x_hi: arb, ks: tuple[int, int] | None = None) -> arb:
         """An exact upper bound (an Arb point) of sup H'' over [x_lo, x_hi].
 
         H''(x) = f(t) = σφ(z/σ)/t with t = x − 1 + q is unimodal: d/dt log f = −(z + 1)/t and z

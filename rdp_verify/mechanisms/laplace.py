@@ -24,8 +24,16 @@ under ADD_OR_REMOVE_ONE and REPLACE_SPECIAL (``pld_privacy_accountant.py`` lines
 ``from_laplace_mechanism(parameter=noise_multiplier)``, sensitivity 1 by default); REPLACE_ONE is refused
 there and is not modelled here either.
 
-**Rounding**: :mod:`rdp_verify.mechanisms.rounding`. The atoms at ±ε₀ are rounded like any loss
-(upper: to h·⌈±ε₀/h⌉, lower: to h·⌊±ε₀/h⌋, exact rationals); the loss is bounded, so nothing is cut.
+**Discretisation** (:meth:`Laplace.discretized`): not the rounding of losses of :mod:`rdp_verify.mechanisms.rounding`
+(first order in h: every use's loss moves by up to h) but the pairs the SGM steps get
+(:func:`rdp_verify.curves.discretize.curve_pairs`): the dominating pair interpolates the curve
+H(x) = δ(log x) = 1 − e^{−ε₀/2}·√x (between the kinks e^{±ε₀}) at the grid points x_k = e^{kh} (connect the dots,
+Doroshenko et al. 2022, PoPETs), the dominated pair lowers each chord by what the curvature H'' = e^{−ε₀/2}/(4x^{3/2})
+or the tangents allow and takes a verified convex hull (:class:`LaplaceCurve`); both are second order in h. Where ε₀ is
+a multiple of h the kinks are grid points and both pairs are exact there (the atoms keep their losses); otherwise a
+kink falls inside a cell, held by the tangent bounds alone (first order at the atoms, still proven). The loss is
+bounded: the grid spans [−ε₀, ε₀] and one cell beyond, nothing is cut. Poisson-sampled Laplace
+(:mod:`rdp_verify.mechanisms.sampled_laplace`) still rounds its losses.
 
 **Rényi DP** (:func:`laplace_rdp`; Mironov 2017, *Rényi Differential Privacy*, Proposition 6, with ε₀ = s/b): for
 α > 1, both orders (the pair is symmetric),
@@ -45,10 +53,23 @@ from typing import ClassVar
 
 from flint import arb, ctx, fmpq
 
+from ..curves.compose import PLD
+from ..curves.discretize import Grid, curve_pairs, precision
+from ..foundations.inputs import InputError
 from ..foundations.results import to_arb
-from .rounding import ABOVE, BELOW, Cut, Mechanism, MonotonePair, check_direction, check_positive, exact_cut
+from .rounding import (
+    ABOVE,
+    BELOW,
+    MAX_POINTS,
+    Cut,
+    Mechanism,
+    MonotonePair,
+    check_direction,
+    check_positive,
+    exact_cut,
+)
 
-__all__ = ["Laplace", "LaplacePair", "laplace_cdf", "laplace_rdp"]
+__all__ = ["Laplace", "LaplaceCurve", "LaplacePair", "laplace_cdf", "laplace_rdp"]
 
 
 def laplace_cdf(x: arb, centre: Fraction, b: Fraction) -> arb:
@@ -116,6 +137,70 @@ class LaplacePair(MonotonePair):
         return out
 
 
+class LaplaceCurve:
+    """The curve H(x) = δ(log x) = E_Q[(dP/dQ − x)_+] of the Laplace pair (module docstring) on the grid x_k = e^{kh},
+    for the dominating and dominated pairs of :func:`rdp_verify.curves.discretize.curve_pairs`: with c = e^{−ε₀/2},
+
+        H(x) = 1 − x (x ≤ e^{−ε₀}),   1 − c·√x (e^{−ε₀} ≤ x ≤ e^{ε₀}),   0 (x ≥ e^{ε₀}),
+
+    G(x) = H(x) − (1 − x) = √x·(√x − c) in the middle, H' = −c/(2√x), G' = H' + 1, and H'' = c/(4x^{3/2}) between the
+    kinks e^{±ε₀} (the atoms at ±ε₀), 0 outside. The piece of a grid point is decided exactly (kh against ±ε₀,
+    rationals). At a kink (kh = ±ε₀) the value is the side piece's (exact there: H is continuous) and the slope the
+    union of both one-sided slopes: its lower end is ≤ the right derivative and its upper end ≥ the left
+    one, so the tangent bounds of both adjacent cells stay valid (H is convex). A cell with a kink strictly inside
+    gets curvature +∞ (only its tangent bounds then hold the lowered chord below H)."""
+
+    q_exact = Fraction(1)  # t = x − (1 − q_exact) = x, unused
+
+    def __init__(self, epsilon0: Fraction, h: Fraction, prec: int):
+        self.e0, self.h, self.prec = epsilon0, h, prec
+        with ctx.workprec(prec):
+            self.c = (-to_arb(epsilon0) / 2).exp()
+
+    def _pieces(self, k: int) -> tuple[int, ...]:
+        """The pieces (0: left, 1: middle, 2: right) whose closed interval holds the loss kh."""
+        loss = k * self.h
+        if loss < -self.e0:
+            return (0,)
+        if loss == -self.e0:
+            return (0, 1)
+        if loss < self.e0:
+            return (1,)
+        return (1, 2) if loss == self.e0 else (2,)
+
+    def values(self, x: arb, g_side: bool, t: arb | None = None, k: int | None = None) -> tuple[arb, arb]:
+        """(G(x), G'(x)) if ``g_side`` else (H(x), H'(x)) at the grid point x = e^{kh} (``k`` needed)."""
+        if k is None:
+            raise ValueError("LaplaceCurve.values needs the grid index k")
+        with ctx.workprec(self.prec):
+            value = slope = None
+            for piece in self._pieces(k):
+                if piece == 0:
+                    v, d = (arb(0), arb(0)) if g_side else (1 - x, arb(-1))
+                elif piece == 1:
+                    root = x.sqrt()
+                    v = root * (root - self.c) if g_side else 1 - self.c * root
+                    d = -self.c / (2 * root) + (1 if g_side else 0)
+                else:
+                    v, d = (x - 1, arb(1)) if g_side else (arb(0), arb(0))
+                # at a kink the side piece's value is exact (and the middle formula's equal to it)
+                value, slope = (v, d) if value is None else (value if piece == 1 else v, slope.union(d))
+            return value, slope
+
+    def curvature_bound(self, x_lo: arb, x_hi: arb, ks: tuple[int, int] | None = None) -> arb:
+        """An exact upper bound of sup H'' on the open cell (x_lo, x_hi) between the grid points of indices ``ks``:
+        0 on a side piece, c/(4·x_lo^{3/2}) within the middle (H'' decreases), +∞ with a kink strictly inside."""
+        if ks is None:
+            raise ValueError("LaplaceCurve.curvature_bound needs the grid indices")
+        lo, hi = ks[0] * self.h, ks[1] * self.h
+        with ctx.workprec(self.prec):
+            if hi <= -self.e0 or lo >= self.e0:
+                return arb(0)
+            if lo >= -self.e0 and hi <= self.e0:
+                return (self.c / (4 * x_lo * x_lo.sqrt())).upper()
+            return arb.pos_inf()
+
+
 @dataclass(frozen=True)
 class Laplace(Mechanism):
     """The Laplace mechanism with noise scale ``b`` (dp_accounting's ``parameter`` / ``noise_multiplier``) and
@@ -124,6 +209,7 @@ class Laplace(Mechanism):
     b: Fraction
     sensitivity: Fraction = Fraction(1)
     symmetric: ClassVar[bool] = True
+    order: ClassVar[int] = 2  # its pairs' error is second order in h (:meth:`discretized`)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "b", check_positive(self.b, "b"))
@@ -139,6 +225,25 @@ class Laplace(Mechanism):
 
     def loss_scale(self) -> Fraction:
         return self.epsilon0
+
+    def discretized(self, direction: str, h: Fraction, bits: int, tail: Fraction) -> tuple[PLD, PLD]:
+        """(upper, lower) on h·ℤ: the connect-the-dots dominating pair and the lowered-chord dominated pair of the
+        curve (:class:`LaplaceCurve`; :func:`rdp_verify.curves.discretize.curve_pairs`, Doroshenko et al. 2022),
+        second order in h, instead of rounding every loss (first order). The grid spans [−ε₀, ε₀] and one cell
+        beyond each end, where H is linear: nothing is cut (``tail`` unused). Both directions are this PLD (the pair
+        is symmetric)."""
+        check_direction(direction)
+        e0 = self.epsilon0
+        k_hi = -((-e0) // h) + 1  # ⌈ε₀/h⌉ + 1
+        grid = Grid(h, -k_hi, k_hi)
+        if grid.size > MAX_POINTS:
+            raise InputError(f"the grid would have {grid.size} points, beyond the {MAX_POINTS} allowed: "
+                             f"take a larger grid step h")
+        prec = precision(bits, h)
+        curve = LaplaceCurve(e0, h, prec)
+        f = curve_pairs(curve, curve, grid, list(range(-k_hi, k_hi + 1)), bits, prec)
+        return (PLD.from_masses(f["remove_upper"], -k_hi, f["remove_upper_inf"], bits, h, "up"),
+                PLD.from_masses(f["remove_lower"], -k_hi, 0, bits, h, "down"))
 
     def loss_range(self) -> tuple[Fraction, Fraction]:
         """The loss lies in [−ε₀, ε₀]."""

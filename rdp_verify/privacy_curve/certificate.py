@@ -59,6 +59,7 @@ from ..events.read import from_named_tuple_json, render, to_json
 from ..foundations.decimals import decimal_text
 from ..foundations.inputs import InputError, Refused, check_alpha, check_tolerance, fraction_text, parse_rational
 from ..mechanisms.finite_composition import MAX_TERMS, composed_delta, outcome_count
+from ..mechanisms.laplace import Laplace
 from ..mechanisms.rounding import MAX_POINTS
 from .table import Run, resolve
 
@@ -92,6 +93,21 @@ FINITE_PROOF = ("the uses of randomized response composed as one pair: the exact
                 "b^k, else the outcome counts), its losses rounded to the grid once, up with masses up for the upper "
                 "end and down with masses down for the lower end (rdp_verify.mechanisms.finite_composition."
                 "SelfComposed; the rounding of the mechanisms' PLDs, applied to the composed pair)")
+
+LAPLACE_PROOF = ("Laplace: connect-the-dots dominating pairs and lowered-chord dominated pairs of its curve "
+                 "H(x) = 1 - e^(-eps0/2)*sqrt(x) between its kinks e^(-eps0), e^(eps0) (rdp_verify.mechanisms.laplace."
+                 "LaplaceCurve and rdp_verify.curves.discretize; Doroshenko et al. 2022; Blackwell), second order in "
+                 "the grid step, instead of rounded losses")
+
+
+def _proofs(run: Run) -> dict[str, str]:
+    """:data:`PROOFS`, and the proofs of the discretisations some leaves use instead of the rounding of losses."""
+    extra = {}
+    if any(f is not leaf for (leaf, _), (f, _) in zip(run.leaves, folded(run.leaves))):
+        extra["finite compositions"] = FINITE_PROOF
+    if any(isinstance(leaf, Laplace) for leaf, _ in run.leaves):
+        extra["laplace"] = LAPLACE_PROOF
+    return {**PROOFS, **extra}
 
 
 def _check_relation(relation: Any) -> NeighboringRelation:
@@ -194,8 +210,7 @@ def certificate_of_event(run: Run, result: Bracket, *, delta: Fraction | None, e
         "components": [{"mechanism": type(leaf).__name__, "uses": count} for leaf, count in run.leaves]
         + [{"mechanism": "SampledGaussian" if p.sampler == "poisson" else f"{p.sampler} Gaussian", "uses": p.steps}
            for p in run.phases],
-        "proofs": {**PROOFS, **({"finite compositions": FINITE_PROOF} if any(
-            f is not leaf for (leaf, _), (f, _) in zip(run.leaves, folded(run.leaves))) else {})},
+        "proofs": _proofs(run),
         "cross_check": cross,
         "work": {"composed_length": result.curves.longest(),
                  "refinements": [{"grid_step": fraction_text(r["grid_step"]),

@@ -20,9 +20,11 @@ Laplace release. The computation is exact integer arithmetic plus Arb balls at f
 depend only on the widths found, so ``rdp-verify golden --events --out certificates/golden-events-v2.csv``
 regenerates the file byte for byte (about a minute on one core; ``--jobs`` spreads the rows). The package
 reads it as ``rdp_verify/reference/data/golden-events-v2.csv``, a symlink to it. Version 2 composes the uses of
-randomized response as one exact law rounded once (:class:`rdp_verify.mechanisms.finite_composition.SelfComposed`):
-``rr_3_uses_replace_one`` narrowed inside version 1's brackets, every other row version 1's byte for byte; the file of
-version 1 stays as it was (:func:`parse_rows` reads it).
+randomized response as one exact law rounded once (:class:`rdp_verify.mechanisms.finite_composition.SelfComposed`:
+``rr_3_uses_replace_one`` narrowed inside version 1's brackets) and discretises Laplace by connect-the-dots and
+lowered chords (:class:`rdp_verify.mechanisms.laplace.LaplaceCurve`: its rows bracketed again on a coarser first grid,
+each meeting version 1's); every other row is version 1's byte for byte. The file of version 1 stays as it was
+(:func:`parse_rows` reads it).
 """
 
 from __future__ import annotations

@@ -48,8 +48,10 @@ def width(lower: arb, upper: arb) -> Fraction:
 
 
 def mp_fraction(x) -> Fraction:
-    man, exp = mp.mpf(x).man_exp
-    return Fraction(int(man)) * Fraction(2) ** int(exp)
+    """The exact value of an mpmath number (its sign too: ``man_exp`` drops it)."""
+    sign, man, exp, _ = mp.mpf(x)._mpf_
+    value = Fraction(int(man)) * Fraction(2) ** int(exp)
+    return -value if sign else value
 
 
 def frac_mpf(x: Fraction):

@@ -5,13 +5,13 @@ from fractions import Fraction
 
 import mpmath as mp
 import pytest
-from flint import ctx
+from flint import arb, ctx
 
 from rdp_verify.curves.compose import Budget, compose, products_needed
 from rdp_verify.foundations.inputs import InputError
-from rdp_verify.foundations.results import arb_to_bounded
+from rdp_verify.foundations.results import arb_to_bounded, to_arb
 from rdp_verify.mechanisms.gaussian import Gaussian
-from rdp_verify.mechanisms.laplace import Laplace
+from rdp_verify.mechanisms.laplace import Laplace, LaplaceCurve
 from tests.mechanisms.checks import (
     BITS,
     PREC,
@@ -22,6 +22,9 @@ from tests.mechanisms.checks import (
     holds,
     read,
     width,
+)
+from tests.mechanisms.checks import (
+    bracket as bracket_of,
 )
 from tests.mechanisms.peer import assert_consistent, peer_deltas
 
@@ -106,6 +109,62 @@ def test_ten_uses_agree_with_dp_accounting():
     epsilons = [Fraction(1), Fraction(3), Fraction(6)]
     assert_consistent({"remove": lower}, {"remove": upper}, peer_deltas(build, k, epsilons))
     assert all(width(read(lower, eps), read(upper, eps)) < Fraction(5, 100) for eps in epsilons)
+
+
+# -- the curve behind the connect-the-dots and lowered-chord pairs (LaplaceCurve) ---------------------------------
+
+
+def test_the_curve_its_slopes_and_curvature_against_the_closed_form():
+    """H(e^{kh}) = δ(kh) (the closed form, mpmath), H' by mpmath's numerical derivative of δ(log x), and the
+    curvature bound of each cell ≥ H'' (numerical second derivative) inside it; kinks exactly on the grid."""
+    e0, h = Fraction(1), Fraction(1, 8)
+    curve = LaplaceCurve(e0, h, 200)
+    with mp.workdps(40):
+        def H(x):
+            return delta_one(mp.log(x), 1)
+        for k in range(-10, 11):
+            x = mp.exp(frac_mpf(k * h))
+            with ctx.workprec(200):
+                arb_x = (to_arb(h) * k).exp()
+                value, slope = curve.values(arb_x, g_side=False, k=k)
+                g_value, g_slope = curve.values(arb_x, g_side=True, k=k)
+            assert holds(value, H(x), value, SLACK) and holds(g_value, H(x) - (1 - x), g_value, SLACK)
+            assert holds(g_slope - 1, mp.diff(H, x, direction=-1), g_slope - 1, Fraction(1, 10**15))
+            left, right = mp.diff(H, x, direction=-1), mp.diff(H, x, direction=1)
+            assert holds(slope, left, slope, Fraction(1, 10**15)) and holds(slope, right, slope, Fraction(1, 10**15))
+            if k < 10:
+                with ctx.workprec(200):
+                    bound = curve.curvature_bound(arb_x, (to_arb(h) * (k + 1)).exp(), ks=(k, k + 1))
+                inside = [mp.exp(frac_mpf(k * h) + frac_mpf(h) * t) for t in (mp.mpf(1) / 10, mp.mpf(1) / 2, mp.mpf(9) / 10)]
+                assert all(mp.diff(H, y, 2) <= frac_mpf(read_point(bound)) * (1 + mp.mpf(10) ** -20) for y in inside)
+        assert curve.curvature_bound(arb(1), arb(2), ks=(7, 9)) == arb.pos_inf()  # the kink at k = 8 inside
+
+
+def read_point(ball):
+    return Fraction(ball.mid().str(40, radius=False)) if ball.is_finite() else None
+
+
+def test_the_pairs_are_second_order_where_the_atoms_are_grid_points():
+    m = Laplace(Fraction(1))  # ε₀ = 1: a grid point of 1/50 and 1/100
+    coarse, fine = (m.plds(h, BITS, TAIL) for h in (Fraction(1, 50), Fraction(1, 100)))
+    for eps in (Fraction(-1, 2), Fraction(0), Fraction(1, 3), Fraction(9, 10)):
+        widths = brackets_and_shrinks(coarse, fine, "remove", eps, m.delta_exact(eps, PREC))
+        assert widths[1] <= widths[0] * Fraction(3, 10)  # about a quarter: second order
+
+
+def test_atoms_inside_cells_are_still_bracketed():
+    """ε₀ = 1 is no grid point of h = 3/100 (kinks inside cells: only the tangent bounds hold there)."""
+    m = Laplace(Fraction(1))
+    plds = m.plds(Fraction(3, 100), BITS, TAIL)
+    for eps in EPSILONS:
+        lo, up = bracket_of(plds, "remove", eps)
+        assert holds(lo, m.delta_exact(eps, PREC), up)
+    lower, upper = composed(plds, "remove", 2)
+    with mp.workdps(40):
+        for eps in (Fraction(0), Fraction(3, 4), Fraction(3, 2)):
+            x = frac_mpf(eps)
+            reference = expect_over_loss(lambda ell: delta_one(x - ell, 1), mp.mpf(1), (x - 1, x + 1))
+            assert holds(read(lower, eps), reference, read(upper, eps), SLACK)
 
 
 @pytest.mark.parametrize("bad", [float("nan"), float("-inf"), Fraction(-2), Fraction(0), 1.0])

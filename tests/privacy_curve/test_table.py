@@ -213,9 +213,10 @@ def test_random_gaussian_family_runs_resolve_to_their_phases(event, relation):
 def test_a_million_uses_start_on_a_grid_that_fits():
     """10⁶ Laplace(1) releases: the first grid step keeps the composed loss (spread about 1000) within MAX_GRID
     points, instead of composing tens of millions of points at the loss scale over 1000 (it took minutes)."""
-    from rdp_verify.curves.accountant import MAX_GRID, initial_step
+    from rdp_verify.curves.accountant import LEAF_RESOLUTION, MAX_GRID, initial_step
 
     leaves = resolve(sc(LAP, 10**6)).leaves
     h = initial_step((), F(1, 10**12), leaves)
     assert 40 * 1000 / h <= 2 * MAX_GRID and h <= F(1, 50)
-    assert initial_step((), F(1, 10**12), resolve(sc(LAP, 3)).leaves) == F(1, 1000)  # few uses: the loss scale's
+    # few uses: the loss scale over the resolution of a second-order leaf (Laplace's connect-the-dots pairs)
+    assert initial_step((), F(1, 10**12), resolve(sc(LAP, 3)).leaves) == F(1, LEAF_RESOLUTION[2])

@@ -235,10 +235,12 @@ def test_laplace_envelopes_contain_the_closed_form():
                                          else (1 - x) / e, 75))
         low, up = trade.f(a)
         assert low - slack <= exact <= up + slack and up - low < Fraction(1, 1000), (a, float(low), float(up))
-    # pure ε-DP: the bracket closes where f is read off a line at the largest loss (the tangent fallbacks of
-    # rdp_verify.tradeoff.envelope at a kink and at alpha = 1/2), not only to the grid's width
+    # pure ε-DP: the bracket closes where f is read off the line at the largest loss (the tangent fallbacks of
+    # rdp_verify.tradeoff.envelope at a kink), not only to the grid's width; at alpha = 1/2, where the curved piece
+    # e⁻¹/(4α) meets the line at the smallest loss, the width is the dominated pair's lowered chords there (second
+    # order in the grid step 1/50: Laplace's connect-the-dots and lowered-chord pairs, rdp_verify.mechanisms.laplace)
     assert trade.f(Fraction(1, 10))[1] - trade.f(Fraction(1, 10))[0] < Fraction(1, 10**40)
-    assert trade.f(Fraction(1, 2))[1] - trade.f(Fraction(1, 2))[0] < Fraction(1, 10**40)
+    assert trade.f(Fraction(1, 2))[1] - trade.f(Fraction(1, 2))[0] < Fraction(1, 10**6)
     assert trade.mu_upper() is None and not trade.mu_exact
 
 
