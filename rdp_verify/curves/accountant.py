@@ -306,8 +306,9 @@ def order_of(leaf: Leaf) -> int:
 def initial_step(phases: Sequence[Phase], tail: Fraction, leaves: Sequence[tuple[Leaf, int]] = ()) -> Fraction:
     """The first grid step (module docstring): per distinct step, a twentieth of the loss's standard
     deviation, clamped to [range/20000, range/400]; the smallest over the steps, rounded to a nice decimal. A run
-    of leaves only: the smallest of their loss scales over :data:`LEAF_RESOLUTION` for their order (beside SGM steps, whose grid
-    already resolves the run's loss, a leaf's own scale is not asked for: refinement follows the width found)."""
+    of leaves only: the smallest of their loss scales over :data:`LEAF_RESOLUTION` for their order (beside SGM
+    steps, whose grid already resolves the run's loss, a leaf's own scale is not asked for: refinement follows the
+    width found)."""
     steps = [] if phases else [Fraction(leaf.loss_scale()) / LEAF_RESOLUTION[order_of(leaf)] for leaf, _ in leaves]
     for pair, q, sigma in dict.fromkeys(step_key(p) for p in phases):
         width, spread = _loss_scale(q, sigma, tail, pair)
@@ -574,9 +575,9 @@ def bracket(phases: Sequence[Phase], *, delta: Fraction | None = None, epsilon: 
     tolerance, ``tighten(best)`` may return a smaller tolerance to walk on (the path does not depend on the
     tolerance, so this is the bracket a call with that tolerance would give, without repeating the grids
     already tried: an audit narrows a bracket that contains the claim this way); None stops. ``leaves`` are other
-    mechanisms composed with the phases (:class:`Leaf`); their losses are rounded to the grid (first order in h), so
-    with a first-order leaf (:func:`order_of`) each refinement shrinks h in proportion to the width instead of its square
-    root.
+    mechanisms composed with the phases (:class:`Leaf`); most have their losses rounded to the grid (first order in
+    h), so with a first-order leaf (:func:`order_of`) each refinement shrinks h in proportion to the width instead of
+    its square root.
     """
     phases, leaves = check_run(phases, leaves), tuple(leaves)
     if (delta is None) == (epsilon is None):
