@@ -153,20 +153,22 @@ class LaplaceCurve:
     q_exact = Fraction(1)  # t = x − (1 − q_exact) = x, unused
 
     def __init__(self, epsilon0: Fraction, h: Fraction, prec: int):
-        self.e0, self.h, self.prec = epsilon0, h, prec
+        self.prec = prec
+        ratio = Fraction(epsilon0) / Fraction(h)  # kh against ±ε₀ is k·den against ±num: whole numbers
+        self.num, self.den = ratio.numerator, ratio.denominator
         with ctx.workprec(prec):
             self.c = (-to_arb(epsilon0) / 2).exp()
 
     def _pieces(self, k: int) -> tuple[int, ...]:
         """The pieces (0: left, 1: middle, 2: right) whose closed interval holds the loss kh."""
-        loss = k * self.h
-        if loss < -self.e0:
+        x = k * self.den
+        if x < -self.num:
             return (0,)
-        if loss == -self.e0:
+        if x == -self.num:
             return (0, 1)
-        if loss < self.e0:
+        if x < self.num:
             return (1,)
-        return (1, 2) if loss == self.e0 else (2,)
+        return (1, 2) if x == self.num else (2,)
 
     def values(self, x: arb, g_side: bool, t: arb | None = None, k: int | None = None) -> tuple[arb, arb]:
         """(G(x), G'(x)) if ``g_side`` else (H(x), H'(x)) at the grid point x = e^{kh} (``k`` needed)."""
@@ -192,11 +194,11 @@ class LaplaceCurve:
         0 on a side piece, c/(4·x_lo^{3/2}) within the middle (H'' decreases), +∞ with a kink strictly inside."""
         if ks is None:
             raise ValueError("LaplaceCurve.curvature_bound needs the grid indices")
-        lo, hi = ks[0] * self.h, ks[1] * self.h
+        lo, hi = ks[0] * self.den, ks[1] * self.den
         with ctx.workprec(self.prec):
-            if hi <= -self.e0 or lo >= self.e0:
+            if hi <= -self.num or lo >= self.num:
                 return arb(0)
-            if lo >= -self.e0 and hi <= self.e0:
+            if lo >= -self.num and hi <= self.num:
                 return (self.c / (4 * x_lo * x_lo.sqrt())).upper()
             return arb.pos_inf()
 

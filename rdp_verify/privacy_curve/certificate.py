@@ -4,8 +4,9 @@
 a run of the Gaussian family alone is bracketed exactly as ``rdp-verify dp`` brackets its phases (its certificate
 is then the privacy-curve certificate of :mod:`rdp_verify.curves.certificate`, unchanged); a run with other
 mechanisms composes their proven PLDs (:mod:`rdp_verify.mechanisms`: losses rounded up for the upper end, down
-for the lower end) with the SGM steps' discrete pairs on one grid (:func:`rdp_verify.curves.accountant.bracket`
-with ``leaves``). δ(ε) is the larger of the two directions' curves, each the composition of the factors'
+for the lower end; Laplace's connect-the-dots and lowered-chord pairs; the uses of randomized response as one exact
+law rounded once) with the SGM steps' discrete pairs on one grid (:func:`rdp_verify.curves.accountant.bracket`
+with ``leaves``); the certificate's ``proofs`` name the discretisations used. δ(ε) is the larger of the two directions' curves, each the composition of the factors'
 dominating (resp. dominated) PLDs: Zhu, Dong, Wang 2022 (AISTATS), Theorem 10 for adaptive composition;
 Meiser & Mohammadi 2018 (CCS) / Koskela, Jälkö, Honkela 2020 (AISTATS) for the rounding of losses.
 
