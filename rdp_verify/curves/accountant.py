@@ -112,7 +112,8 @@ class Leaf(Protocol):
     (direction, bound), each leaving at most ``tail`` of mass beyond its grid, and the size of its loss (a heuristic
     for the first grid). A leaf may say ``order = 2`` when its PLDs' error is second order in h (the first grid is
     then coarser and refinements shrink h like the square root of the width, as for the SGM steps; default 1). A
-    leaf may also have ``self_composed(uses)``: a leaf standing for that many uses, whose PLDs
+    leaf may name a ``grid_unit()``, a loss it is exact at when that is a grid point (a run of leaves only then takes
+    grid steps dividing it: :func:`aligned`). A leaf may also have ``self_composed(uses)``: a leaf standing for that many uses, whose PLDs
     are the composed law's rounded once (exact for randomized response:
     :class:`rdp_verify.mechanisms.finite_composition.SelfComposed`), or None; the run then composes it once."""
 
@@ -296,6 +297,21 @@ def step_key(phase: Phase) -> tuple[str, Fraction, Fraction]:
 
 LEAF_RESOLUTION = {1: 1000, 2: 50}  # a leaf's first grid step: its loss scale over this, by the order of its PLDs'
 # error in h (losses rounded to the grid: first order; Laplace's connect-the-dots and lowered chords: second)
+
+
+def aligned(h: Fraction, leaves: Sequence[tuple[Leaf, int]]) -> Fraction:
+    """The largest step ≤ h that divides every leaf's ``grid_unit()`` (a loss its PLDs are exact at when it is a grid
+    point: Laplace's atoms ±ε₀, where its curve has kinks), i.e. g/⌈g/h⌉ for g the largest rational dividing them all;
+    h itself when no leaf names one, or when that step would be below h/2 (units without a common measure near h, such
+    as 1/1000 and 1/1001: their grid would be tiny). Off such points a kink falls inside a cell and its width is first
+    order."""
+    units = [Fraction(u) for u in (getattr(leaf, "grid_unit", lambda: None)() for leaf, _ in leaves) if u]
+    if not units:
+        return h
+    common = math.lcm(*(u.denominator for u in units))
+    g = Fraction(math.gcd(*(u.numerator * (common // u.denominator) for u in units)), common)
+    step = g / -(-g // h)
+    return step if 2 * step >= h else h
 
 
 def order_of(leaf: Leaf) -> int:
@@ -602,6 +618,10 @@ def bracket(phases: Sequence[Phase], *, delta: Fraction | None = None, epsilon: 
     if not (isinstance(coarsen, int) and coarsen >= 1):
         raise ValueError(f"coarsen={coarsen!r} must be a positive integer")
     h = initial_step(phases, default_settings(phases, Fraction(1), scale, leaves=leaves).tail, leaves) * coarsen
+    # a run of leaves only takes steps dividing their grid units (Laplace's kinks on the grid); beside SGM steps, the
+    # steps' own rules choose the grid
+    align = (lambda step: aligned(step, leaves)) if not phases else (lambda step: step)
+    h = align(h)
     if epsilon is not None:  # δ(ε): its size and the slope of log δ steer the first grid (_delta_steering)
         guess, factor = _delta_steering(phases, epsilon, default_settings(phases, Fraction(1), scale, leaves=leaves).tail)
         guess, factor = (None, 1.0) if leaves else (guess, factor)  # the steering knows the SGM steps only
@@ -648,7 +668,7 @@ def bracket(phases: Sequence[Phase], *, delta: Fraction | None = None, epsilon: 
         first_order = any(order_of(leaf) == 1 for leaf, _ in leaves)
         shrink = (0.8 * float(target) / width if first_order else math.sqrt(0.8 * float(target) / width)) \
             if width < 0.5 else 0.25
-        new_h = _nice_below(float(h) * min(max(shrink, 0.1), 0.8))
+        new_h = align(_nice_below(float(h) * min(max(shrink, 0.1), 0.8)))
         factor = float(h / new_h)
         if (result.curves.longest() * factor > MAX_GRID
                 or _largest_step(result.curves) * factor > MAX_GRID

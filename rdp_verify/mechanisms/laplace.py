@@ -247,6 +247,12 @@ class Laplace(Mechanism):
         return (PLD.from_masses(f["remove_upper"], -k_hi, f["remove_upper_inf"], bits, h, "up"),
                 PLD.from_masses(f["remove_lower"], -k_hi, 0, bits, h, "down"))
 
+    def grid_unit(self) -> Fraction:
+        """ε₀: on a grid step dividing it the atoms ±ε₀ (the curve's kinks) are grid points and both pairs are exact
+        there (:meth:`discretized`); the accountant aligns a run of leaves to it
+        (:func:`rdp_verify.curves.accountant.aligned`)."""
+        return self.epsilon0
+
     def loss_range(self) -> tuple[Fraction, Fraction]:
         """The loss lies in [−ε₀, ε₀]."""
         return -self.epsilon0, self.epsilon0

@@ -230,3 +230,26 @@ def test_kept_discretisations_and_compositions_are_the_fresh_ones():
     recomputed = fresh.pld("remove", "upper")
     assert recomputed is not pld
     assert (recomputed.coeffs, recomputed.offset, recomputed.inf) == (pld.coeffs, pld.offset, pld.inf)
+
+
+def test_a_run_of_leaves_takes_grid_steps_dividing_their_grid_units():
+    """aligned: the largest step ≤ h dividing every unit (exact rationals), never below h/2; a leaves-only bracket
+    walks such steps, so Laplace's kinks ±ε₀ stay grid points (ε₀ = 1/3: no decimal step divides it)."""
+    from rdp_verify.curves.accountant import aligned
+    from rdp_verify.mechanisms.laplace import Laplace
+    from rdp_verify.mechanisms.randomized_response import RandomizedResponse
+
+    third, seventh = Laplace(Fraction(3)), Laplace(Fraction(7))  # ε₀ = 1/3 and 1/7: common measure 1/21
+    assert aligned(Fraction(1, 50), [(third, 1)]) == Fraction(1, 51)
+    assert aligned(Fraction(1, 50), [(third, 2), (seventh, 1)]) == Fraction(1, 63)
+    assert aligned(Fraction(1, 2), [(third, 1)]) == Fraction(1, 3)  # the unit itself: above h/2
+    assert aligned(Fraction(1, 7), [(third, 1), (seventh, 1)]) == Fraction(1, 7)  # 1/21 would be below h/2
+    assert aligned(Fraction(1, 50), [(Laplace(Fraction(1000)), 1), (Laplace(Fraction(1001)), 1)]) == Fraction(1, 50)
+    assert aligned(Fraction(1, 50), [(RandomizedResponse(Fraction(1, 2), 4), 3)]) == Fraction(1, 50)  # names none
+    for h in (Fraction(1, 20), Fraction(1, 100), Fraction(3, 1000)):
+        step = aligned(h, [(third, 1), (seventh, 1)])
+        assert h / 2 <= step <= h and (Fraction(1, 3) / step).denominator == (Fraction(1, 7) / step).denominator == 1
+    b = bracket([], delta=Fraction(1, 10**5), leaves=[(third, 2)])
+    assert all((Fraction(1, 3) / r["grid_step"]).denominator == 1 for r in b.refinements)
+    exact_one = Fraction(1, 3)  # two uses: ε(δ) < 2ε₀, and the bracket meets the tolerance on its first grid
+    assert b.upper < 2 * exact_one and len(b.refinements) == 1 and b.relative_width() <= Fraction(1, 1000)
