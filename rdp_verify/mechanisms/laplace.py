@@ -30,7 +30,8 @@ there and is not modelled here either.
 H(x) = δ(log x) = 1 − e^{−ε₀/2}·√x (between the kinks e^{±ε₀}) at the grid points x_k = e^{kh} (connect the dots,
 Doroshenko et al. 2022, PoPETs), the dominated pair lowers each chord by what the curvature H'' = e^{−ε₀/2}/(4x^{3/2})
 or the tangents allow and takes a verified convex hull (:class:`LaplaceCurve`); both are second order in h. Where ε₀ is
-a multiple of h the kinks are grid points and both pairs are exact there (the atoms keep their losses); otherwise a
+a multiple of h the kinks are grid points and both pairs are exact there (the atoms keep their losses: a run of
+leaves only takes such steps, :func:`rdp_verify.curves.accountant.aligned` with :meth:`Laplace.grid_unit`); otherwise a
 kink falls inside a cell, held by the tangent bounds alone (first order at the atoms, still proven). The loss is
 bounded: the grid spans [−ε₀, ε₀] and one cell beyond, nothing is cut. Poisson-sampled Laplace
 (:mod:`rdp_verify.mechanisms.sampled_laplace`) still rounds its losses.
