@@ -48,8 +48,9 @@ def width(lower: arb, upper: arb) -> Fraction:
 
 
 def mp_fraction(x) -> Fraction:
-    """The exact value of an mpmath number (its sign too: ``man_exp`` drops it)."""
-    sign, man, exp, _ = mp.mpf(x)._mpf_
+    """The exact value of an mpmath number (its sign too: ``man_exp`` drops it; an mpf is read as it is, not through
+    ``mp.mpf``, which would round it to the current precision)."""
+    sign, man, exp, _ = (x if isinstance(x, mp.mpf) else mp.mpf(x))._mpf_
     value = Fraction(int(man)) * Fraction(2) ** int(exp)
     return -value if sign else value
 
