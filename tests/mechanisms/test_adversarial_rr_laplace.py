@@ -435,15 +435,21 @@ def test_sweep_rr_plds(seed):
 LAPLACE_VALUES = [F(1), F(3), F(1, 3), F(7, 10), F(20), F(1, 20), F(2), F(5, 7)]
 
 
+def draw_laplace(rng: random.Random) -> tuple[F, F] | None:
+    """A random (b, s) from LAPLACE_VALUES, or None when ε₀ = s/b > 30 (a grid too long for a sweep)."""
+    b, s = rng.choice(LAPLACE_VALUES), rng.choice(LAPLACE_VALUES)
+    return (b, s) if s / b <= 30 else None
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", range(3))
 def test_sweep_laplace_plds(seed):
     rng = random.Random(300 + seed)
     for _ in range(12):
-        b, s = rng.choice(LAPLACE_VALUES), rng.choice(LAPLACE_VALUES)
-        e0 = s / b
-        if e0 > 30:
+        if (drawn := draw_laplace(rng)) is None:
             continue
+        b, s = drawn
+        e0 = s / b
         h = e0 / rng.choice([3, 10, 50, 200]) if rng.random() < 0.4 else \
             rng.choice([F(3, 100), F(1, 7), F(1, 100), F(1, 64), F(1, 1000)])
         h = max(h, e0 / 3000)
@@ -456,9 +462,9 @@ def test_sweep_laplace_plds(seed):
 def test_sweep_laplace_bracket(seed):
     rng = random.Random(400 + seed)
     for _ in range(10):
-        b, s = rng.choice(LAPLACE_VALUES), rng.choice(LAPLACE_VALUES)
-        if s / b > 30:
+        if (drawn := draw_laplace(rng)) is None:
             continue
+        b, s = drawn
         uses, delta = rng.choice([1, 2, 3]), rng.choice(DELTAS)
         reference = lap_epsilon(s / b, uses, delta)
         found = bracket([], delta=delta, leaves=[(Laplace(b, s), uses)])
