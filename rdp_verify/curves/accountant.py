@@ -45,7 +45,7 @@ stretch of identical consecutive phases, which are composed as one: 5000 one-ste
 phase), of length about (composed loss range)/h. For the run of TF Privacy's MNIST tutorial (q = 256/60000,
 σ = 1.1, T = 14063, δ = 1e-5) h = 2e-4, about 20 000 grid points per step (13 000 evaluated) and
 39 000 composed; time grows like √T/h·log T. A process keeps its last 16 step discretisations (at most 4·10^5 grid
-points in all), 16 leaf discretisations and 8 composed PLDs (at most 2·10^6 grid points in all), keyed by every exact input they depend on (pure functions of them,
+points in all), 16 leaf discretisations and 8 composed PLDs (each table at most 2·10^6 grid points), keyed by every exact input they depend on (pure functions of them,
 immutable), so a calibration's probes, a refinement walked further or a check after a certificate in the same process meet them
 again instead of recomputing them; :func:`forget_kept` drops them (the benchmarks time every run from cold).
 """
@@ -378,19 +378,24 @@ def _discretize_step(args: tuple[str, Fraction, Fraction, Settings]) -> StepPLD:
 
 
 def _leaf_plds(leaf: Leaf, settings: Settings) -> dict[tuple[str, str], PLD]:
-    """A leaf's discrete PLDs on the run's grid, kept like :func:`_discretize_step`'s (leaves are frozen)."""
+    """A leaf's discrete PLDs on the run's grid, kept like :func:`_discretize_step`'s (leaves are frozen; a folded
+    randomized response's PLD spans its composed range, so the table is bounded by grid points too)."""
+    key = (leaf, settings.grid_step, settings.bits, settings.tail)
     try:
-        hash(leaf)
+        hash(key)
     except TypeError:  # an unhashable leaf (a caller's own class): computed each time
         return leaf.plds(settings.grid_step, settings.bits, settings.tail)
-    return _leaf_plds_kept(leaf, settings.grid_step, settings.bits, settings.tail)
+    if key in _LEAVES:
+        _LEAVES[key] = _LEAVES.pop(key)  # met again: now the newest
+        return _LEAVES[key][0]
+    plds = leaf.plds(settings.grid_step, settings.bits, settings.tail)
+    _keep(_LEAVES, key, plds, sum(p.length for p in {id(p): p for p in plds.values()}.values()), _LEAVES_KEPT,
+          _COMPOSED_POINTS)
+    return plds
 
 
-@lru_cache(maxsize=16)
-def _leaf_plds_kept(leaf: Leaf, h: Fraction, bits: int, tail: Fraction) -> dict[tuple[str, str], PLD]:
-    return leaf.plds(h, bits, tail)
-
-
+_LEAVES: dict[tuple, dict] = {}  # the last few leaves' PLDs, by (leaf, h, bits, tail) (insertion order = age)
+_LEAVES_KEPT = 16
 _COMPOSED: dict[tuple, PLD] = {}  # the last few composed PLDs, by everything they depend on (insertion order = age)
 _COMPOSED_KEPT = 8
 _COMPOSED_POINTS = 2 * 10**6  # and at most this many grid points in all (about 50 MB): a long process stays small
@@ -412,7 +417,7 @@ def _keep(table: dict, key: Any, value: Any, size: int, most: int, points: int) 
 def forget_kept() -> None:
     """Drop the kept discretisations and compositions (benchmarks time each run from cold)."""
     _STEPS.clear()
-    _leaf_plds_kept.cache_clear()
+    _LEAVES.clear()
     _COMPOSED.clear()
 
 
