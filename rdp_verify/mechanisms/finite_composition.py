@@ -48,7 +48,7 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
-from math import comb, factorial, lcm, prod
+from math import comb, lcm, prod
 from typing import Iterator, Sequence
 
 from flint import arb, ctx, fmpz_poly
@@ -88,7 +88,9 @@ def _part_terms(p: Sequence[Fraction], q: Sequence[Fraction], n: int) -> tuple[l
     b = [int(Fraction(x) * d) for x in q]
     terms = []
     for c in _counts(n, len(p)):
-        weight = factorial(n) // prod(factorial(ci) for ci in c)
+        weight, rest = 1, n  # the multinomial n!/(c_1!⋯c_m!) as a product of binomials (no huge factorials)
+        for ci in c:
+            weight, rest = weight * comb(rest, ci), rest - ci
         terms.append((weight * prod(x ** ci for x, ci in zip(a, c)), weight * prod(x ** ci for x, ci in zip(b, c))))
     return terms, d ** n
 
