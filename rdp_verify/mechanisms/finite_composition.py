@@ -44,11 +44,10 @@ on the lattice), refused above :data:`MAX_LAW_BITS` in all (then the uses are co
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
-from math import comb, lcm, prod
+from math import comb, lcm, log, prod
 from typing import Iterator, Sequence
 
 from flint import arb, ctx, fmpz_poly
@@ -201,8 +200,8 @@ def _common_base(s: Fraction, t: Fraction) -> Fraction | None:
 
 def _exponent(r: Fraction, base: Fraction) -> int | None:
     """n with r = base^n exactly (r > 0, base > 1), or None."""
-    guess = round((math.log(r.numerator) - math.log(r.denominator)) /
-                  (math.log(base.numerator) - math.log(base.denominator)))
+    guess = round((log(r.numerator) - log(r.denominator)) /
+                  (log(base.numerator) - log(base.denominator)))
     return guess if base ** guess == r else None
 
 
