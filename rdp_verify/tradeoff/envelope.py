@@ -557,6 +557,11 @@ class Envelopes:
                 if boundary:
                     low = self._boundary_lower(xa, rows_a, *self._point(widen, a, bound, family), family)
                     continue
+                if lo == 0:  # the minimiser lies in [0, hi], and at ε = 0 a kink (an atom at loss 0, as randomized
+                    # response's composed law has) leaves the slope's sign open: the tangent at the end point bounds it
+                    low = self._boundary_lower(xa, rows_a, xb, rows_b, family)
+                    if low != trivial:
+                        break
                 lo, hi = max(lo - widen, Fraction(0)), hi + widen
                 xa, rows_a = self._point(lo, a, bound, family)
                 xb, rows_b = self._point(hi, a, bound, family)
@@ -574,7 +579,7 @@ class Envelopes:
         vb, sb = self._active(rows_b)
         if not (sb >= 0 if family == "t" else sb <= 0):
             return Fraction(0) if family == "t" else Fraction(-1)
-        slope = max(abs(upper_end(s0)), abs(lower_end(s0)))
+        slope = to_arb(max(abs(upper_end(s0)), abs(lower_end(s0))))  # a ball: x's are balls (was a Fraction · arb)
         return min(lower_end(vb), lower_end(v0 - slope * abs(xb - x0)))
 
     def _minimum_lower(self, xa: arb, rows_a: list[tuple[arb, arb]], xb: arb, rows_b: list[tuple[arb, arb]],

@@ -330,3 +330,39 @@ def test_multi_epoch_allocation_lines_use_the_renyi_add_direction():
     for alpha in RATES:
         low, up = new.bounds(alpha)
         assert old.lower(alpha) < low <= up
+
+
+def test_a_composed_randomized_response_is_bracketed_at_every_alpha_around_neyman_pearson():
+    """Five uses of randomized response (p = 1/2, k = 4, REPLACE_ONE), composed as one exact law: its trade-off
+    function against Neyman–Pearson on an independent enumeration of the composed outcomes (exact Fractions over
+    every sequence of the three outcome classes, the test rejecting where Q/P is largest, randomized at the boundary).
+    At alpha = 0.1 the minimiser of the envelope lies at ε = 0, where the law's atom at loss 0 is a kink: the bracket
+    must still close there (it was trivial, f ∈ [0, 0.9], before the tangent at the end point was used)."""
+    import itertools
+
+    from rdp_verify.mechanisms.randomized_response import RandomizedResponse
+    from rdp_verify.tradeoff.curve import tradeoff
+
+    rr, uses = RandomizedResponse(Fraction(1, 2), 4), 5
+    one = [(Fraction(5, 8), Fraction(1, 8)), (Fraction(1, 8), Fraction(5, 8)), (Fraction(1, 4), Fraction(1, 4))]
+    law: dict[Fraction, list[Fraction]] = {}
+    for seq in itertools.product(one, repeat=uses):
+        p = q = Fraction(1)
+        for a, b in seq:
+            p, q = p * a, q * b
+        entry = law.setdefault(q / p, [Fraction(0), Fraction(0)])
+        entry[0], entry[1] = entry[0] + p, entry[1] + q
+
+    def exact_f(alpha: Fraction) -> Fraction:
+        size = power = Fraction(0)
+        for ratio in sorted(law, reverse=True):  # reject where Q/P is largest first
+            p, q = law[ratio]
+            take = min(Fraction(1), (alpha - size) / p) if size < alpha else Fraction(0)
+            size, power = size + take * p, power + take * q
+        return 1 - power
+
+    alphas = [Fraction(1, 100), Fraction(1, 10), Fraction(1, 2)]
+    trade = tradeoff((), fprs=alphas, leaves=[(rr, uses)])
+    for alpha in alphas:
+        low, up = trade.f(alpha)
+        assert low <= exact_f(alpha) <= up and up - low < Fraction(1, 1000), (alpha, float(low), float(up))
