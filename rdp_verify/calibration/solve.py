@@ -67,6 +67,7 @@ from ..curves.accountant import bracket
 from ..events.model import DpEvent, GaussianDpEvent, Kind
 from ..events.read import from_named_tuple_json, render, to_json
 from ..foundations.decimals import decimal_text
+from ..foundations.files import parse_json
 from ..foundations.inputs import (
     InputError,
     check_delta,
@@ -166,7 +167,7 @@ class Problem:
     @property
     def event_json(self) -> Any:
         """The tree as JSON (:func:`rdp_verify.events.read.to_json`)."""
-        return json.loads(self.event)
+        return parse_json(self.event, "the calibrated event")
 
     def event_at(self, value: Fraction) -> DpEvent:
         """The tree with every Gaussian noise multiplier set to ``value`` (σ of the run's Gaussian steps)."""
@@ -210,7 +211,7 @@ class Problem:
 
 @lru_cache(maxsize=32)
 def _tree(text: str) -> DpEvent:
-    return from_named_tuple_json(json.loads(text))
+    return from_named_tuple_json(parse_json(text, "the calibrated event"))
 
 
 def event_text(event: DpEvent) -> str:

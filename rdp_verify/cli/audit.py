@@ -13,7 +13,17 @@ from ..accounting.order_lists import ORDER_LISTS
 from ..audit.claims import ACCOUNTANTS, STEP_CONVENTIONS, Claim, parse_claim, read_claims
 from ..foundations.inputs import InputError, parse_delta, parse_dps, parse_rational
 from ..foundations.parallel import progress_map
-from .common import PHASE_FLAGS, UsageError, add_parallel_arguments, add_run_arguments, emit, flag, show, workers
+from .common import (
+    PHASE_FLAGS,
+    UsageError,
+    add_input,
+    add_parallel_arguments,
+    add_run_arguments,
+    emit,
+    flag,
+    show,
+    workers,
+)
 
 __all__ = ["register"]
 
@@ -345,13 +355,13 @@ def register(subparsers: Any) -> None:
     claim.add_argument("--conversion", choices=(*CONVERSIONS, "both"), help="RDP conversion (default both)")
     claim.add_argument("--orders", help="also evaluate on this order list: a comma list, or one of "
                                         + ", ".join(ORDER_LISTS))
-    p.add_argument("--claims", metavar="FILE", help="audit every claim of a JSON or CSV file and print a table")
-    p.add_argument("--event", metavar="FILE", help="the run as a dp_accounting event tree in JSON (docs/events.md), "
+    add_input(p, "--claims", metavar="FILE", help="audit every claim of a JSON or CSV file and print a table")
+    add_input(p, "--event", metavar="FILE", help="the run as a dp_accounting event tree in JSON (docs/events.md), "
                    "with --delta and --epsilon; runs beyond the SGM family are judged by the event bracket")
     p.add_argument("--neighboring-relation", choices=("ADD_OR_REMOVE_ONE", "REPLACE_ONE", "REPLACE_SPECIAL"),
                    help="the relation of --event (default ADD_OR_REMOVE_ONE)")
     canaries = p.add_argument_group("an empirical canary attack (instead of a claim)")
-    canaries.add_argument("--canaries", metavar="FILE",
+    add_input(canaries, "--canaries", metavar="FILE",
                           help="CSV of score,member or threshold,tp,fp,tn,fn: bug or consistent against the run's "
                                "certified trade-off curve")
     canaries.add_argument("--confidence", help="confidence of the verdict and of the empirical epsilon (default 0.95)")

@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 from ..foundations.inputs import SGM, parse_alphas, parse_dps, parse_q, parse_sigma
 from ..foundations.parallel import progress_map
-from .common import UsageError, add_parallel_arguments, emit, split_list, workers
+from .common import UsageError, add_input, add_parallel_arguments, emit, split_list, workers
 
 __all__ = ["register"]
 
@@ -261,7 +261,7 @@ def register(sub: Any) -> None:
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("file", metavar="FILE")
+    add_input(p, "file", metavar="FILE")
     add_parallel_arguments(p, "the certificates of a list")
     p.set_defaults(func=cmd_check)
 

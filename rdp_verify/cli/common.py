@@ -10,6 +10,7 @@ python-flint, NumPy, SymPy, jsonschema, matplotlib, tqdm, Dask, the peers) when 
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 from dataclasses import dataclass
@@ -22,7 +23,7 @@ from ..foundations.inputs import InputError
 from ..foundations.parallel import Pool
 from ..foundations.run import NEIGHBOURS, PHASE_FIELDS, SAMPLERS, Phase, parse_run
 
-__all__ = ["UsageError", "Parser", "Output", "OUTPUT_KINDS", "check_outputs", "emit", "show", "split_list", "jobs",
+__all__ = ["UsageError", "Parser", "Output", "Input", "add_input", "OUTPUT_KINDS", "check_outputs", "emit", "show", "split_list", "jobs",
            "add_run_arguments", "PHASE_FLAGS", "flag", "run_from_flags", "add_parallel_arguments", "workers",
            "add_certificate_outputs"]
 
@@ -41,6 +42,36 @@ class Output:
     dest: str
     kind: str | Callable[[argparse.Namespace], str]  # one of OUTPUT_KINDS, or how the other flags decide it
     stdout: bool = False  # "-" means standard output
+
+
+@dataclass(frozen=True)
+class Input:
+    """A flag naming a file (or directory) a command reads: no output of the command may name it
+    (:func:`check_outputs`)."""
+
+    option: str  # the flag, as error messages name it
+    dest: str
+    many: bool = False  # a comma list of paths
+
+
+def add_input(container: Any, *flags: str, many: bool = False, **kwargs: Any) -> argparse.Action:
+    """``add_argument`` on a parser or an argument group (they share their defaults) for a path the command
+    reads, recorded (in the ``inputs`` default) so that :func:`check_outputs` refuses an output onto it."""
+    action = container.add_argument(*flags, **kwargs)
+    option = flags[0] if flags[0].startswith("-") else (action.metavar or flags[0].upper())
+    container.set_defaults(inputs=(*(container.get_default("inputs") or ()), Input(option, action.dest, many)))
+    return action
+
+
+def _same_file(a: str, b: str) -> bool:
+    """Whether two paths name one file: the same resolved path (``./x``, ``../d/x`` and symbolic links
+    count), or, when both exist, the same inode (hard links)."""
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist (yet): different files
+        return False
 
 
 class Parser(argparse.ArgumentParser):
@@ -70,16 +101,27 @@ class Parser(argparse.ArgumentParser):
 
 
 def check_outputs(ns: argparse.Namespace) -> None:
-    """Refuse every output path of the parsed command that could not be written, before the command runs.
+    """Refuse every output path of the parsed command that could not be written, or that names one of the
+    command's inputs, before the command runs.
 
     The one check of outputs (:func:`rdp_verify.foundations.atomic.check_writable`): a command that
     would fail writing after a long computation fails here, in one line, having computed and written
-    nothing.
+    nothing; and no output replaces a file the command reads (``audit --canaries c.csv --out c.csv`` would
+    replace the canaries by the report).
     """
+    inputs = []
+    for inp in getattr(ns, "inputs", ()):
+        value = getattr(ns, inp.dest, None)
+        if value is not None:
+            inputs += [(inp.option, p.strip()) for p in (value.split(",") if inp.many else [value]) if p.strip()]
     for out in getattr(ns, "outputs", ()):
         path = getattr(ns, out.dest)
         if path is None or (out.stdout and path == "-"):
             continue
+        for option, source in inputs:
+            if _same_file(path, source):
+                raise UsageError(f"{out.option} {path} names the input of {option} ({source}): refused, it would "
+                                 "replace what the command reads")
         kind = out.kind(ns) if callable(out.kind) else out.kind
         check_writable(path, out.option, directory=kind.endswith("directory"),
                        suffixes=FORMATS if kind == "plot" else ())

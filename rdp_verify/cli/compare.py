@@ -25,7 +25,7 @@ from ..reference.dp_peers import DP_PEERS, load_dp
 from ..reference.grid import Grid
 from ..reference.peers import PEERS, PeerUnavailable, load
 from ..reference.tradeoff_peers import TRADEOFF_PEERS
-from .common import UsageError, add_parallel_arguments, emit, split_list, workers
+from .common import UsageError, add_input, add_parallel_arguments, emit, split_list, workers
 
 __all__ = ["register"]
 
@@ -305,7 +305,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--steps", help="with --dp or --tradeoff: numbers of steps, comma list (default grid: see above)")
     p.add_argument("--delta", help="with --dp: deltas, comma list; with --tradeoff: the auditors' deltas "
                                    f"(default {TRADEOFF_DELTA})")
-    p.add_argument("--canaries", metavar="FILE[,FILE...]",
+    add_input(p, "--canaries", many=True, metavar="FILE[,FILE...]",
                    help="with --tradeoff: canary scores (score,member CSV, as for rdp-verify audit) for the auditors")
     p.add_argument("--confidence", help=f"with --tradeoff: the auditors' confidence, 1 - significance "
                                         f"(default {TRADEOFF_CONFIDENCE})")

@@ -24,6 +24,7 @@ from .common import (
     PHASE_FLAGS,
     UsageError,
     add_certificate_outputs,
+    add_input,
     add_parallel_arguments,
     add_run_arguments,
     flag,
@@ -166,7 +167,7 @@ EXIT = {"certified": 0, "inconsistent": 1, "partial": 3}
 
 def add_event_arguments(group: Any) -> None:
     """``--event FILE`` and ``--neighboring-relation``: the run as a dp_accounting event tree (docs/events.md)."""
-    group.add_argument("--event", metavar="FILE", help="the run as a dp_accounting event tree in JSON (docs/events.md): "
+    add_input(group, "--event", metavar="FILE", help="the run as a dp_accounting event tree in JSON (docs/events.md): "
                        "Laplace, randomized response, mixtures, ... beside the Gaussian steps")
     group.add_argument("--neighboring-relation", choices=("ADD_OR_REMOVE_ONE", "REPLACE_ONE", "REPLACE_SPECIAL"),
                        help="the relation of --event (default ADD_OR_REMOVE_ONE), as dp_accounting names it")
@@ -301,7 +302,7 @@ def register(subparsers: Any) -> None:
     )
     run = p.add_argument_group("the run (comma lists make phases; a single value is used in every phase)")
     add_run_arguments(run, f"number of SGM steps (whole number >= 1; at most {MAX_STEPS} in all)", STEP_CONVENTIONS)
-    run.add_argument("--phases", metavar="FILE", help="the run as a JSON list of phases instead of the flags above")
+    add_input(run, "--phases", metavar="FILE", help="the run as a JSON list of phases instead of the flags above")
     add_event_arguments(run)
     target = p.add_argument_group("what to bracket (exactly one)")
     target.add_argument("--delta", help="delta in (0, 1): print the proven epsilon bracket")

@@ -11,7 +11,7 @@ import argparse
 import sys
 from typing import Any
 
-from .common import UsageError, workers
+from .common import UsageError, add_input, workers
 
 __all__ = ["add_dataset_arguments", "cmd_dataset"]
 
@@ -19,11 +19,11 @@ __all__ = ["add_dataset_arguments", "cmd_dataset"]
 def add_dataset_arguments(p: Any) -> None:
     """``--grid``, ``--verify`` and ``--sample``."""
     g = p.add_argument_group("partitioned datasets (a grid file's rows in chunks, with a manifest)")
-    g.add_argument("--grid", metavar="GRID.json",
+    add_input(g, "--grid", metavar="GRID.json",
                    help="compute the golden rows of the grid in GRID.json into the directory given by --out, "
                         "chunk by chunk, with manifest.json; the same command resumes an interrupted run, "
                         "recomputing only missing or corrupt chunks")
-    g.add_argument("--verify", metavar="DIR",
+    add_input(g, "--verify", metavar="DIR",
                    help="re-check the dataset in DIR: every chunk present, its SHA-256 as in the manifest and its "
                         "rows the grid's points (exit 1, one line per bad chunk)")
     g.add_argument("--sample", type=int, metavar="N",

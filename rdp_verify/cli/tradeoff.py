@@ -10,7 +10,7 @@ from ..audit.claims import STEP_CONVENTIONS
 from ..curves.options import DEFAULT_TOLERANCE
 from ..foundations.inputs import fraction_text, parse_rational, parse_tolerance
 from ..foundations.parallel import progress_map
-from .common import add_certificate_outputs, add_parallel_arguments, add_run_arguments, show, split_list, workers
+from .common import add_certificate_outputs, add_input, add_parallel_arguments, add_run_arguments, show, split_list, workers
 from .dp import add_event_arguments, event_run_of, run_phases, run_text
 
 __all__ = ["register", "tradeoff_summary", "parse_rates"]
@@ -117,7 +117,7 @@ def register(subparsers: Any) -> None:
     )
     run = p.add_argument_group("the run (as for rdp-verify dp)")
     add_run_arguments(run, "number of SGM steps (whole number >= 1)", STEP_CONVENTIONS)
-    run.add_argument("--phases", metavar="FILE", help="the run as a JSON list of phases instead of the flags above")
+    add_input(run, "--phases", metavar="FILE", help="the run as a JSON list of phases instead of the flags above")
     add_event_arguments(run)
     p.add_argument("--alpha", default=DEFAULTS["alpha"], help=f"type-I errors for the envelopes (default {DEFAULTS['alpha']})")
     p.add_argument("--fpr", default=DEFAULTS["fpr"], help=f"false-positive rates for TPR (default {DEFAULTS['fpr']})")

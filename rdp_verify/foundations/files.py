@@ -11,6 +11,9 @@ command reads it, before any work starts:
 * **JSON depth**: at most :data:`MAX_DEPTH` nested arrays and objects, checked on the text before it is
   parsed (Python's parser would otherwise exhaust the interpreter's stack on ``[[[[...``);
   ``NaN`` and ``Infinity``, which the JSON standard does not have, are refused;
+* **JSON keys**: an object that repeats a key is refused, naming the key (Python's parser would keep the last
+  value silently, so a reader of the file and rdp_verify would see different claims; RFC 8259 Section 4 leaves
+  the meaning of repeated names unspecified);
 * **CSV shape**: a header, every row with exactly the header's number of cells, at most
   :data:`MAX_ROWS` rows.
 
@@ -64,9 +67,25 @@ def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
+class _DuplicateKey(Exception):
+    """An object of the text repeats a key (raised by :func:`_unique_keys`, reported by :func:`parse_json`)."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook``: the object's dict, refused when a key appears twice."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return out
+
+
 def parse_json(text: str, what: str, *, numbers_as_text: bool = False) -> Any:
     """The JSON value of ``text``, refused in one line when it is not JSON, nests deeper than
-    :data:`MAX_DEPTH` or holds ``NaN``/``Infinity``. ``numbers_as_text``: numbers stay their text (``1e-5``
+    :data:`MAX_DEPTH`, repeats a key in an object or holds ``NaN``/``Infinity``. ``numbers_as_text``: numbers stay their text (``1e-5``
     read exactly later, never through a double)."""
     if len(text) > MAX_BYTES:
         raise InputError(f"{what} is larger than {MAX_BYTES // 2**20} MiB, the most rdp_verify reads")
@@ -74,11 +93,13 @@ def parse_json(text: str, what: str, *, numbers_as_text: bool = False) -> Any:
     depth = max(accumulate(1 if b in "[{" else -1 for b in brackets), default=0)
     if depth > MAX_DEPTH:
         raise InputError(f"{what} nests arrays and objects {depth} deep (at most {MAX_DEPTH})")
-    kwargs: dict[str, Any] = {"parse_constant": _refuse_constant}
+    kwargs: dict[str, Any] = {"parse_constant": _refuse_constant, "object_pairs_hook": _unique_keys}
     if numbers_as_text:
         kwargs.update(parse_float=str, parse_int=str)
     try:
         return json.loads(text, **kwargs)
+    except _DuplicateKey as exc:
+        raise InputError(f"{what} repeats the key {exc.args[0]!r} in one object (ambiguous: refused)") from None
     except json.JSONDecodeError as exc:
         raise InputError(f"{what} is not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
     except ValueError as exc:  # a refused constant, or an integer of more than 4300 digits

@@ -3,7 +3,7 @@
 Each row is ``case,source,neighboring_relation,delta,epsilon_lower,epsilon_upper,event``: a case name, the
 dp_accounting test it comes from, the neighbouring relation (dp_accounting's ``NeighboringRelation`` name), δ, an
 interval that provably contains ε(δ) of the run, and the run itself as the JSON of
-:func:`rdp_verify.events.read.to_json` (compact, one CSV cell, quoted as CSV quotes; ``json.loads`` then
+:func:`rdp_verify.events.read.to_json` (compact, one CSV cell, quoted as CSV quotes; ``parse_json`` then
 :func:`~rdp_verify.events.read.from_named_tuple_json` reads it back, numbers as exact text). The interval is
 :func:`rdp_verify.privacy_curve.certificate.event_bracket` of :func:`rdp_verify.privacy_curve.table.resolve` at
 relative tolerance :data:`TOLERANCE` (each mechanism's proven privacy-loss distribution, losses and masses rounded
@@ -52,6 +52,7 @@ from ..events.model import (
 )
 from ..events.read import from_named_tuple_json, render, to_json
 from ..foundations.decimals import decimal_text
+from ..foundations.files import parse_json
 from ..foundations.inputs import fraction_text, parse_rational
 from ..foundations.parallel import Pool, progress_map
 
@@ -229,6 +230,6 @@ def parse_rows(text: str) -> list[EventRow]:
         raise ValueError(f"a golden event file starts with the columns {','.join(COLUMNS)}")
     out = []
     for name, source, relation, d, lo, hi, event in records[1:]:
-        out.append(EventRow(name, source, from_named_tuple_json(json.loads(event)), NeighboringRelation.of(relation),
+        out.append(EventRow(name, source, from_named_tuple_json(parse_json(event, f"the event of golden row {name}")), NeighboringRelation.of(relation),
                             parse_rational(d, "delta"), Fraction(lo), Fraction(hi)))
     return out

@@ -261,3 +261,12 @@ def test_a_target_on_the_boundary_is_undecided_not_guessed():
 def test_bad_problems_are_refused(kwargs, match):
     with pytest.raises(InputError, match=match):
         Problem(**{"target_epsilon": Fraction(1), "delta": DELTA, **kwargs})
+
+
+def test_an_embedded_event_that_repeats_a_key_is_refused():
+    # a calibration certificate records its event as JSON text, read through the shared reader (issue 39, item 2)
+    from rdp_verify.calibration.solve import _tree
+    from rdp_verify.foundations.inputs import InputError
+
+    with pytest.raises(InputError, match="repeats the key 'noise_multiplier'"):
+        _tree('{"name":"GaussianDpEvent","noise_multiplier":"1","noise_multiplier":"2"}')

@@ -122,13 +122,65 @@ def test_every_writing_command_is_covered():
 
 
 def test_every_file_option_is_an_output_or_an_input():
+    recorded = set()
     for path, p in _commands(cli.build_parser()):
         outputs = {out.dest for out in p.get_default("outputs") or ()}
+        inputs = {inp.dest for inp in p.get_default("inputs") or ()}
+        recorded |= {(path[0], inp.option if inp.option.startswith("-") else inp.dest)
+                     for inp in p.get_default("inputs") or ()}
         for action in p._actions:
             named = str(action.metavar or "")
             if any(word in named for word in ("FILE", "DIR", ".json")):
                 flag = action.option_strings[0] if action.option_strings else action.dest
                 assert action.dest in outputs or (path[0], flag) in INPUTS, f"{' '.join(path)} {flag}: output or input?"
+                assert (action.dest in outputs) != (action.dest in inputs), f"{' '.join(path)} {flag}: not recorded"
+    assert recorded == INPUTS  # every input is recorded (add_input), so no output may replace it
+
+
+# commands' required flags, so that the parser reaches the output check
+REQUIRED = {("rdp",): ["--orders", "2"], ("compare",): ["--against", "all"],
+            ("calibrate",): ["--target-epsilon", "1", "--delta", "1e-5"]}
+
+
+def _onto_input_cases():
+    outputs = _outputs()
+    for path, p in _commands(cli.build_parser()):
+        for inp in p.get_default("inputs") or ():
+            for out in outputs.get(path, ()):
+                yield pytest.param(path, inp, out, id=" ".join([*path, inp.option, out.option]))
+
+
+@pytest.mark.parametrize("path, inp, out", list(_onto_input_cases()))
+@pytest.mark.parametrize("spelling", ["same", "dotted", "symlink", "hard link"])
+def test_an_output_onto_an_input_is_refused_before_the_command_runs(path, inp, out, spelling, tmp_path, capsys,
+                                                                     monkeypatch, no_command):
+    # before: `audit --canaries mine.csv --out mine.csv` replaced the canaries by the report (issue 39, item 3)
+    monkeypatch.chdir(tmp_path)
+    source = tmp_path / "input.png"  # a figure's suffix: a --plot onto it is refused for naming the input
+    source.write_text("keep")
+    other = {"same": "input.png", "dotted": f"./../{tmp_path.name}/input.png", "symlink": "link.png",
+             "hard link": "hard.png"}[spelling]
+    if spelling == "symlink":
+        (tmp_path / "link.png").symlink_to(source)
+    elif spelling == "hard link":
+        (tmp_path / "hard.png").hardlink_to(source)
+    given = f"elsewhere.csv,{other}" if inp.many else other
+    argv = [*path, *REQUIRED.get(path, []), *([inp.option] if inp.option.startswith("-") else []), given,
+            out.option, "input.png"]
+    before = _tree(tmp_path)
+    code = main(argv)  # raises Computed if the command ran
+    stdout, stderr = capsys.readouterr()
+    assert code == 2 and stdout == ""
+    assert stderr == (f"rdp-verify: error: {out.option} input.png names the input of {inp.option} ({other}): "
+                      "refused, it would replace what the command reads\n")
+    assert _tree(tmp_path) == before and source.read_text() == "keep"
+
+
+def test_an_output_beside_an_input_reaches_the_command(tmp_path, no_command):
+    (tmp_path / "canaries.csv").write_text("score,member\n")
+    with pytest.raises(Computed):
+        main(["audit", "--q", "1", "--sigma", "1", "--steps", "1", "--canaries", str(tmp_path / "canaries.csv"),
+              "--out", str(tmp_path / "canaries.json")])
 
 
 @pytest.mark.parametrize("path, base, out", list(_cases()))

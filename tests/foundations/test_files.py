@@ -185,3 +185,55 @@ def test_the_row_limit(monkeypatch):
 def test_a_hostile_manifest_is_refused_in_one_line(tmp_path, capsys, content):
     (tmp_path / "manifest.json").write_bytes(content)
     assert_refused(main(["golden", "--verify", str(tmp_path)]), capsys.readouterr().err)
+
+
+# -- repeated keys (issue 39, item 2) ----------------------------------------------------------------------
+
+EVENT_READERS = {f"{c} --event": [c, "--event", "FILE", *more] for c, more in
+                 (("dp", ["--delta", "1e-5"]), ("rdp", ["--orders", "2"]), ("tradeoff", []),
+                  ("calibrate", ["--target-epsilon", "1", "--delta", "1e-5"]),
+                  ("audit", ["--delta", "1e-5", "--epsilon", "1"]))}
+
+
+@pytest.mark.parametrize("reader", [*JSON_READERS, *EVENT_READERS])
+def test_a_repeated_key_is_refused_naming_the_key_and_the_file(tmp_path, capsys, monkeypatch, reader):
+    # before: Python's parser kept the last value silently, so each reader saw another object than a person does
+    monkeypatch.setitem(READERS, reader, READERS.get(reader) or EVENT_READERS[reader])
+    code, err = run_reader(tmp_path, reader, b'[{"sigma": "1", "x": {"sigma": "1", "sigma": "100"}}]', capsys)
+    assert_refused(code, err)
+    assert "repeats the key 'sigma'" in err and str(tmp_path / "input.json") in err, err
+
+
+def test_repeated_keys_are_refused_at_any_depth_and_distinct_keys_kept():
+    with pytest.raises(InputError, match="repeats the key 'b'"):
+        parse_json('{"a": [{"b": 1, "c": 2, "b": 1}]}', "text")
+    assert parse_json('{"a": {"b": 1}, "b": {"a": 2}}', "text") == {"a": {"b": 1}, "b": {"a": 2}}
+
+
+def test_an_event_file_with_a_repeated_noise_multiplier_computes_nothing(tmp_path, capsys):
+    # the issue's file: before, computed silently with b = 100 (the last value), exit 0
+    path = tmp_path / "e.json"
+    path.write_text('{"name": "LaplaceDpEvent", "noise_multiplier": "1", "noise_multiplier": "100"}')
+    code = main(["dp", "--event", str(path), "--delta", "1e-5"])
+    out, err = capsys.readouterr()
+    assert_refused(code, err)
+    assert out == "" and "repeats the key 'noise_multiplier'" in err
+
+
+def test_check_refuses_a_certificate_that_repeats_a_key_before_anything_else(tmp_path, capsys):
+    # before: 'confirmed' (exit 0): the hash is computed over the parsed object, which kept the second (true)
+    # value, while a person reading the file sees the first, a claim nothing verified
+    cert = tmp_path / "cert.json"
+    assert main(["certify", "--q", "0.01", "--sigma", "4", "--alpha", "32", "--dps", "20", "--out", str(cert)]) == 0
+    capsys.readouterr()
+    text = cert.read_text()
+    upper = json.loads(text)["epsilon"]["upper"]
+    forged = text.replace(f'"upper": "{upper}"', f'"upper": "0.5",\n    "upper": "{upper}"', 1)
+    assert forged != text
+    cert.write_text(forged)
+    code = main(["check", str(cert)])
+    out, err = capsys.readouterr()
+    assert_refused(code, err)
+    assert out == "" and "repeats the key 'upper'" in err and str(cert) in err
+    cert.write_text(text)
+    assert main(["check", str(cert)]) == 0

@@ -156,3 +156,13 @@ def test_cli_writes_the_same_rows(tmp_path, monkeypatch, capsys):
     assert set(rows) <= set(data_lines()) and len(rows) == len(cheap) * len(golden_events.DELTAS)
     assert main(["golden", "--events", "--dp"]) == 2
     assert main(["golden", "--events", "--verify", str(tmp_path)]) == 2
+
+
+def test_a_row_whose_event_repeats_a_key_is_refused():
+    # the event cell is JSON read through the shared reader: a repeated key is ambiguous (issue 39, item 2)
+    from rdp_verify.foundations.inputs import InputError
+
+    row = ('x,test,ADD_OR_REMOVE_ONE,1/100000,1,2,'
+           '"{""name"":""LaplaceDpEvent"",""noise_multiplier"":""1"",""noise_multiplier"":""100""}"\n')
+    with pytest.raises(InputError, match="golden row x repeats the key 'noise_multiplier'"):
+        golden_events.parse_rows(",".join(golden_events.COLUMNS) + "\n" + row)
