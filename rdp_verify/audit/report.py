@@ -221,8 +221,9 @@ def _audit_pld(claim: Claim, tolerance: Fraction) -> dict[str, Any]:
     result = bracket(claim.phases, delta=claim.delta, tolerance=tolerance, tighten=tighten)
     verdict, tightened, tolerance = pld_verdict(result.lower, result.upper, claim.epsilon), state["tightened"], \
         state["tolerance"]
-    allocation_order = getattr(result.curves, "upper_used", None)  # before delta_bracket computes its own
-    add_order = getattr(result.curves, "upper_add_used", None)
+    # the random-allocation orders behind the upper end, if they decided it (a per-epoch bracket's proof)
+    allocation_order = getattr(result.proof, "upper_order", None)
+    add_order = getattr(result.proof, "upper_add_order", None)
     at = delta_bracket(result.curves, claim.epsilon)
     upper = result.upper
     if verdict == "holds":

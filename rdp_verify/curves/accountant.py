@@ -208,10 +208,18 @@ class Bracket:
     by_direction: dict[str, tuple[Fraction, Fraction | None]]
     curves: Curves | GaussianCurve | PerEpochBounds
     refinements: list[dict[str, Any]] = field(default_factory=list)
+    proven: PerEpochBounds | None = None  # a per-epoch run's bounds at the tests and orders that gave this bracket
 
     @property
     def method(self) -> str:
         return method_of(self.curves)
+
+    @property
+    def proof(self) -> Curves | GaussianCurve | PerEpochBounds:
+        """The curves at exactly what gave this bracket, what a certificate records and re-checks: for a per-epoch
+        run the bounds at its tests, composed bound and random-allocation orders (:meth:`PerEpochBounds.delta_proof`),
+        otherwise :attr:`curves` itself. A value: computing another bracket from the same curves never changes it."""
+        return self.curves if self.proven is None else self.proven
 
     def relative_width(self) -> Fraction | None:
         if self.upper is None:
@@ -471,9 +479,12 @@ def delta_bracket(curves: Curves | GaussianCurve | PerEpochBounds, epsilon: Frac
     far: otherwise it cannot raise max(δ_remove, δ_add)'s lower end.
     """
     epsilon = check_epsilon(epsilon)
-    if isinstance(curves, (GaussianCurve, PerEpochBounds)):  # both directions have the same bounds
+    if isinstance(curves, GaussianCurve):  # both directions have the same bounds
         low, up = curves.delta_bounds(epsilon)
         return Bracket(low, up, {d: (low, up) for d in DIRECTIONS}, curves)
+    if isinstance(curves, PerEpochBounds):
+        low, up, proven = curves.delta_proof(epsilon)
+        return Bracket(low, up, {d: (low, up) for d in DIRECTIONS}, curves, proven=proven)
     with ctx.workprec(curves.prec):  # ends of balls are rounded at the working precision
         uppers = {d: min(_exact(delta_at(curves.pld(d, "upper"), epsilon, curves.prec).upper()), Fraction(1))
                   for d in DIRECTIONS}
@@ -525,9 +536,12 @@ def epsilon_bracket(curves: Curves | GaussianCurve | PerEpochBounds, delta: Frac
     As in :func:`delta_bracket`, a direction's lower bound is composed only when it could decide.
     """
     delta = check_delta(delta)
-    if isinstance(curves, (GaussianCurve, PerEpochBounds)):
+    if isinstance(curves, GaussianCurve):
         low, up = curves.epsilon_bounds(delta)
         return Bracket(low, up, {d: (low, up) for d in DIRECTIONS}, curves)
+    if isinstance(curves, PerEpochBounds):
+        low, up, proven = curves.epsilon_proof(delta)
+        return Bracket(low, up, {d: (low, up) for d in DIRECTIONS}, curves, proven=proven)
     roots: dict[tuple[int, str], Fraction | None] = {}
 
     def root(pld: PLD, side: str) -> Fraction | None:  # a symmetric run's two directions are one PLD: verify once
@@ -681,4 +695,4 @@ def bracket(phases: Sequence[Phase], *, delta: Fraction | None = None, epsilon: 
                 > MAX_STEP_POINTS):
             break  # finer grids would not fit: return the tightest proven bracket found
         h, rung = new_h, min(rung, target)
-    return Bracket(best.lower, best.upper, best.by_direction, best.curves, history)
+    return Bracket(best.lower, best.upper, best.by_direction, best.curves, history, best.proven)

@@ -277,10 +277,10 @@ def verdict_of(quantity: str, bracket_json: dict[str, Any], cross: dict[str, Any
 
 
 def settings_json(curves: Curves | GaussianCurve | PerEpochBounds) -> dict[str, Any]:
-    if isinstance(curves, PerEpochBounds):
-        composed = curves.given_composed if curves.given is not None else curves.composed
+    if isinstance(curves, PerEpochBounds):  # a bracket's proof: the tests and orders that gave it (Bracket.proof)
+        composed = curves.given_composed
         return {"mu_squared_upper": fraction_text(curves.mu_squared),
-                "lower_tests": [t.to_json() for t in (curves.given if curves.given is not None else curves.tests)],
+                "lower_tests": [t.to_json() for t in curves.given or ()],
                 **({} if composed is None else {"lower_composed": composed.to_json()}),
                 **({} if curves.upper_order is None else {"upper_random_allocation_order": curves.upper_order}),
                 **({} if curves.upper_order is None or curves.upper_add_order is None
@@ -298,8 +298,8 @@ def settings_json(curves: Curves | GaussianCurve | PerEpochBounds) -> dict[str, 
 def _proofs(result: Bracket) -> dict[str, str]:
     if result.method == "discrete pairs" and run_family(result.curves.phases) == "replace-one":
         return PROOFS["discrete pairs (replace-one)"]
-    if isinstance(result.curves, PerEpochBounds) and result.curves.upper_order is not None:
-        renyi = result.curves.upper_add_order is not None
+    if isinstance(result.proof, PerEpochBounds) and result.proof.upper_order is not None:
+        renyi = result.proof.upper_add_order is not None
         return {**PROOFS[result.method], "upper": RANDOM_ALLOCATION_RENYI_ADD_PROOF if renyi else RANDOM_ALLOCATION_PROOF}
     return PROOFS[result.method]
 
@@ -336,7 +336,7 @@ def certify_run(phases: Sequence[Phase], *, delta: Fraction | None = None, epsil
 
 
 def _proven_at(result: Bracket, point: Fraction, given_epsilon: bool) -> tuple[Fraction, Fraction | None]:
-    at = result if given_epsilon else delta_bracket(result.curves, point)
+    at = result if given_epsilon else delta_bracket(result.proof, point)
     return at.lower, at.upper
 
 
@@ -344,9 +344,6 @@ def certificate_of(result: Bracket, *, delta: Fraction | None = None, epsilon: F
                    tolerance: Fraction = DEFAULT_TOLERANCE) -> dict[str, Any]:
     """Cross-check a computed bracket and seal it (see :func:`certify_run`)."""
     tolerance = Fraction(tolerance)
-    if isinstance(result.curves, PerEpochBounds):  # the cross-check point uses the bracket's own tests
-        result.curves.freeze()
-        result.curves.freeze_upper()  # the random-allocation order, if it decided the upper end
     point = _check_point(result, epsilon)
     proven = _proven_at(result, point, given_epsilon=epsilon is not None)
     reference = delta if delta is not None else proven[0]
@@ -363,7 +360,7 @@ def certificate_of(result: Bracket, *, delta: Fraction | None = None, epsilon: F
                    "tolerance": fraction_text(tolerance)},
         "assumptions": ASSUMPTIONS_BY_FAMILY[run_family(result.curves.phases)],
         "method": result.method,
-        "settings": settings_json(result.curves),
+        "settings": settings_json(result.proof),
         quantity: printed,
         "directions": {d: interval_text(lo, up) for d, (lo, up) in sorted(result.by_direction.items())},
         "proofs": _proofs(result),

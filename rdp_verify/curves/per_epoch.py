@@ -56,9 +56,9 @@ Nothing here is tight: the bracket says how far apart the two proofs are.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from fractions import Fraction
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any, Sequence
 
 from flint import arb, ctx
@@ -393,54 +393,49 @@ def _choose(phases: tuple[Phase, ...], delta: Fraction | None, epsilon: Fraction
     return Composed(order, c, *_edge_range(phases, c, _BIN_WIDTH, bits), _LOSS_STEP, bits)
 
 
-@dataclass
+@dataclass(frozen=True)
 class PerEpochBounds:
     """The proven bracket of a shuffled or balls-in-bins run (module docstring): ``upper`` is the
-    no-amplification Gaussian (a :class:`GaussianCurve`); the lower bounds come from :class:`Test` s."""
+    no-amplification Gaussian (a :class:`GaussianCurve`); the lower bounds come from :class:`Test` s.
+
+    A frozen value: a bound computed from it never changes it. Without ``given`` the tests are searched at
+    each point; :meth:`delta_proof` and :meth:`epsilon_proof` return, beside the bound, the bounds *at* the
+    tests, composed bound and random-allocation orders that gave it (``given`` set), which is what a
+    certificate records and re-checks."""
 
     phases: tuple[Phase, ...]
     given: tuple[Test, ...] | None = None  # tests to use instead of searching (a certificate's, re-checked)
     given_composed: Composed | None = None  # with ``given``: the composed bound to use (None: none)
-    tests: list[Test] = field(default_factory=list)  # the tests behind the last bound computed
-    composed: Composed | None = None  # the composed bound's settings behind the last bound computed
     upper_order: int | None = None  # with ``given``: the random-allocation order recorded (None: no amplification)
     # with ``given`` and ``upper_order``: random allocation's add-direction order recorded (None: the shifted Gaussian)
     upper_add_order: Fraction | None = None
 
-    def __post_init__(self) -> None:
-        self.upper = GaussianCurve(_upper_phases(self.phases))
-        # balls-in-bins under zero-out: min with random allocation's bound (rdp_verify.curves.random_allocation)
-        self.allocation = AllocationBound(self.phases) if applies(self.phases) else None
-        self.upper_used: int | None = None  # the random-allocation order behind the last upper end, if it decided
-        self.upper_add_used: Fraction | None = None  # its add-direction order (None: the shifted Gaussian)
+    @cached_property
+    def upper(self) -> GaussianCurve:
+        return GaussianCurve(_upper_phases(self.phases))
 
-    def freeze_upper(self) -> None:
-        """Use the random-allocation orders of the last upper end from now on (a certificate records them)."""
-        self.upper_order, self.upper_add_order = self.upper_used, self.upper_add_used
+    @cached_property
+    def allocation(self) -> AllocationBound | None:
+        """Balls-in-bins under zero-out: min with random allocation's bound (rdp_verify.curves.random_allocation)."""
+        return AllocationBound(self.phases) if applies(self.phases) else None
 
-    def _upper_end(self, kind: str, x: Fraction) -> Fraction:
+    def _upper_end(self, kind: str, x: Fraction) -> tuple[Fraction, int | None, Fraction | None]:
         """The smaller proven upper end of δ(x) (``kind`` "delta") or ε(x): no amplification, or random allocation
         (searched, or at the recorded :attr:`upper_order` and :attr:`upper_add_order` when re-checking ``given``
-        tests)."""
+        tests); with the random-allocation orders that decided it (None, None: no amplification did)."""
         gauss = self.upper.delta_bounds(x)[1] if kind == "delta" else self.upper.epsilon_bounds(x)[1]
-        self.upper_used = self.upper_add_used = None
         if self.allocation is None or (self.given is not None and self.upper_order is None):
-            return gauss
+            return gauss, None, None
         add = self.upper_add_order if self.given is not None else SEARCH
         find = self.allocation.delta_orders if kind == "delta" else self.allocation.epsilon_orders
         order, add_order, value = find(x, self.upper_order, add)
         if value < gauss:
-            self.upper_used, self.upper_add_used = order, add_order
-            return value
-        return gauss
+            return value, order, add_order
+        return gauss, None, None
 
     @property
     def mu_squared(self) -> Fraction:
         return self.upper.mu_squared
-
-    def freeze(self) -> None:
-        """Use the tests and composed bound of the last bound computed from now on (a certificate records them)."""
-        self.given, self.given_composed = tuple(self.tests), self.composed
 
     def _composed_for(self, delta: Fraction | None, epsilon: Fraction | None) -> Composed | None:
         if self.given is not None:
@@ -457,10 +452,14 @@ class PerEpochBounds:
                 out.append((p, test))
         return out
 
-    def delta_bounds(self, epsilon: Fraction) -> tuple[Fraction, Fraction]:
+    def _proof(self, used: list[Test], composed: Composed | None, order: int | None,
+               add_order: Fraction | None) -> PerEpochBounds:
+        return replace(self, given=tuple(used), given_composed=composed, upper_order=order, upper_add_order=add_order)
+
+    def delta_proof(self, epsilon: Fraction) -> tuple[Fraction, Fraction, PerEpochBounds]:
         """Proven [δ_lower, δ_upper] at ε: the larger of the composed maxima's δ (:func:`composed_pld`) and the best
-        test's P(A) − e^ε·P'(A) (Arb, lower ends), and the Gaussian."""
-        upper = self._upper_end("delta", epsilon)
+        test's P(A) − e^ε·P'(A) (Arb, lower ends), and the Gaussian; with the bounds at what gave them."""
+        upper, order, add_order = self._upper_end("delta", epsilon)
         chosen = self._candidates(None, epsilon)
         lower, used = Fraction(0), []
         with ctx.workprec(_PREC):
@@ -470,13 +469,17 @@ class PerEpochBounds:
                 value = arb_to_bounded(a - x * b).lower
                 if value > lower:
                     lower, used = value, [test]
-        self.tests, self.composed = used, self._composed_for(None, epsilon)
-        if self.composed is not None:
-            lower = max(lower, _composed_delta(self.phases, self.composed, epsilon))
-        return min(lower, upper), upper
+        composed = self._composed_for(None, epsilon)
+        if composed is not None:
+            lower = max(lower, _composed_delta(self.phases, composed, epsilon))
+        return min(lower, upper), upper, self._proof(used, composed, order, add_order)
 
-    def attack_points(self, epsilons: Sequence[Fraction]) -> list[tuple[Fraction, Fraction]]:
-        """Points (α, β) with f(α) ≤ β proven, f the run's trade-off function: each test (the recorded ones, or
+    def delta_bounds(self, epsilon: Fraction) -> tuple[Fraction, Fraction]:
+        """:meth:`delta_proof`'s bounds alone."""
+        return self.delta_proof(epsilon)[:2]
+
+    def attack_points(self, epsilons: Sequence[Fraction]) -> tuple[list[tuple[Fraction, Fraction]], tuple[Test, ...]]:
+        """Points (α, β) with f(α) ≤ β proven, f the run's trade-off function, and the tests behind them: each test (the recorded ones, or
         those searched at each ε) is an attack whose region has probability B under one dataset of the pair
         and A under the other, so type-I error B and type-II error 1 − A; α = B rounded up and β = 1 − A
         rounded up keep f(α) ≤ β (f is decreasing)."""
@@ -489,13 +492,13 @@ class PerEpochBounds:
                 alpha, beta = arb_to_bounded(b).upper, 1 - arb_to_bounded(a).lower
                 if 0 <= alpha <= 1 and 0 <= beta <= 1:
                     points.append((alpha, beta))
-        self.tests = [t for _, t in chosen]
-        return points
+        return points, tuple(t for _, t in chosen)
 
-    def epsilon_bounds(self, delta: Fraction) -> tuple[Fraction, Fraction]:
+    def epsilon_proof(self, delta: Fraction) -> tuple[Fraction, Fraction, PerEpochBounds]:
         """Proven [ε_lower, ε_upper] at δ: the larger of the composed maxima's ε (:func:`composed_pld`) and the
-        best test's log((P(A) − δ)/P'(A)) (Arb, lower ends; 0 if none exceeds δ), and the Gaussian's ε."""
-        upper = self._upper_end("epsilon", delta)
+        best test's log((P(A) − δ)/P'(A)) (Arb, lower ends; 0 if none exceeds δ), and the Gaussian's ε; with the
+        bounds at what gave them."""
+        upper, order, add_order = self._upper_end("epsilon", delta)
         chosen = self._candidates(delta, None)
         lower, used = Fraction(0), []
         with ctx.workprec(_PREC):
@@ -507,9 +510,13 @@ class PerEpochBounds:
                 value = arb_to_bounded(((a - d) / b).log()).lower
                 if value > lower:
                     lower, used = value, [test]
-        self.tests, self.composed = used, self._composed_for(delta, None)
-        if self.composed is not None:
-            lower = max(lower, _composed_epsilon(self.phases, self.composed, delta))
+        composed = self._composed_for(delta, None)
+        if composed is not None:
+            lower = max(lower, _composed_epsilon(self.phases, composed, delta))
         if lower > upper:
             raise ArithmeticError("the shuffle lower bound exceeds the no-amplification upper bound: a bug")
-        return lower, upper
+        return lower, upper, self._proof(used, composed, order, add_order)
+
+    def epsilon_bounds(self, delta: Fraction) -> tuple[Fraction, Fraction]:
+        """:meth:`epsilon_proof`'s bounds alone."""
+        return self.epsilon_proof(delta)[:2]

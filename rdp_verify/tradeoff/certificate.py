@@ -14,6 +14,7 @@ without those fields, from before them, is recomputed as it was made) that must 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
 from typing import Any, Sequence
 
@@ -43,7 +44,7 @@ from ..privacy_curve.certificate import PROOFS as EVENT_PROOFS
 from ..privacy_curve.certificate import event_settings
 from ..privacy_curve.table import Run, resolve
 from .curve import DEFAULT_FPRS, TradeOff, bayes_epsilons, check_prior, check_rate, tradeoff
-from .envelope import LADDER, PerEpochEnvelope
+from .envelope import LADDER, Envelopes, PerEpochEnvelope
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "SCHEMA", "POLICY", "NOT_VERIFIED", "PROOFS", "certificate_of",
            "certify_tradeoff", "check_tradeoff_certificate", "recompute", "DEFAULT_ALPHAS", "DEFAULT_PRIORS", "event_run", "check_event_run"]
@@ -108,20 +109,20 @@ def _per_epoch_proof(settings: dict[str, Any]) -> str:
     return PER_EPOCH_PROOF_RENYI_ADD if any("add_order" in e for e in entries) else PER_EPOCH_PROOF
 
 
-def _freeze(trade: TradeOff, points: Sequence[Fraction]) -> None:
-    """Per-epoch runs: search the explicit-pair tests once at every ε read off and for the upper envelope's attacks
-    (:data:`~rdp_verify.tradeoff.envelope.LADDER`), then use exactly those (the
-    search is a double-precision heuristic; a check re-proves the recorded tests)."""
+def _frozen(trade: TradeOff, points: Sequence[Fraction]) -> TradeOff:
+    """Per-epoch runs: the trade-off at the explicit-pair tests searched once at every ε read off and for the upper
+    envelope's attacks (:data:`~rdp_verify.tradeoff.envelope.LADDER`), which a certificate records (the search is a
+    double-precision heuristic; a check re-proves the recorded tests). A new value: ``trade`` is not changed, so
+    what its caller computed from it before or after does not depend on this call."""
     curves = trade.curves
     if not isinstance(curves, PerEpochBounds) or curves.given is not None:
-        return
-    found = []
+        return trade
+    found: list[Any] = []
     for eps in points:
-        delta_bracket(curves, eps)
-        found += [t for t in curves.tests if t not in found]
-    curves.attack_points(LADDER)  # the upper envelope's attacks
-    found += [t for t in curves.tests if t not in found]
-    curves.given = tuple(found)
+        found += [t for t in delta_bracket(curves, eps).proof.given if t not in found]
+    found += [t for t in curves.attack_points(LADDER)[1] if t not in found]  # the upper envelope's attacks
+    frozen = replace(curves, given=tuple(found))
+    return replace(trade, curves=frozen, envelopes=Envelopes(frozen, trade.envelopes.per_epoch))
 
 
 def _bayes_points(priors: Sequence[Fraction]) -> list[Fraction]:
@@ -136,7 +137,7 @@ def certificate_of(trade: TradeOff, *, alphas: Sequence[Fraction] = DEFAULT_ALPH
     alphas = [check_rate(a, "alpha") for a in alphas]
     fprs = [check_rate(a, "FPR") for a in fprs]
     priors = [check_prior(p) for p in priors]
-    _freeze(trade, [Fraction(0), *_bayes_points(priors)])
+    trade = _frozen(trade, [Fraction(0), *_bayes_points(priors)])
     phases = trade.phases
     method = trade.method
     # a per-epoch run's envelope settings (searched once here; none recorded: a certificate from before them)

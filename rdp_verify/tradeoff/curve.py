@@ -90,7 +90,7 @@ def bayes_epsilons(prior: Fraction) -> tuple[Fraction, Fraction]:
         return max(lower_end(log_odds), Fraction(0)), upper_end(log_odds)
 
 
-@dataclass
+@dataclass(frozen=True)
 class TradeOff:
     """A run's proven trade-off envelopes and the figures derived from them (module docstring)."""
 

@@ -425,7 +425,7 @@ class Envelopes:
     def hull(self) -> list[tuple[Fraction, Fraction]]:
         """The lower convex hull of the explicit-pair count tests' (α, β) (per-epoch runs; module docstring)."""
         if self._hull is None:
-            self._hull = lower_hull(self.curves.attack_points(LADDER))
+            self._hull = lower_hull(self.curves.attack_points(LADDER)[0])
         return self._hull
 
     def prepare(self) -> PerEpochEnvelope:

@@ -108,7 +108,7 @@ def test_the_pairs_model_matches_a_simulation_of_the_sampler(sampler, neighbours
 def test_balls_in_bins_never_uses_other_gradients():
     """Random batch sizes make the others' sum unknown unless their gradient is 0."""
     result = _composed_run("balls-in-bins", 1)
-    assert all(t.others == 0 for t in result.curves.tests)
+    assert all(t.others == 0 for t in result.proof.given)
 
 
 def test_the_chua_et_al_example_shuffle_lower_end_exceeds_the_poisson_curve():
@@ -166,7 +166,7 @@ def test_the_lower_end_reaches_the_composed_maximum_statistic(sampler, c, epochs
     result = _composed_run(sampler, epochs)
     reference = chua_epsilon(1 - c, -c, 0.8, 100, epochs, 1e-5)
     assert reference * (1 - 1e-3) <= result.lower <= result.upper
-    assert result.curves.composed.others == c
+    assert result.proof.given_composed.others == c
 
 
 def _binned_delta(comp, m, m_other, sigma, t, epochs, epsilon):

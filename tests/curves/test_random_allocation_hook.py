@@ -20,14 +20,14 @@ def test_the_upper_end_lies_between_the_lower_end_and_no_amplification(epochs):
     result = bracket([phase(epochs)], delta=DELTA)
     no_amplification = PerEpochBounds((phase(epochs),)).upper.epsilon_bounds(DELTA)[1]
     assert result.lower <= result.upper < no_amplification
-    assert result.curves.upper_used is not None
+    assert result.proof.upper_order is not None
     if epochs in PEER:  # the same theorem and conversion: ours is its proven rounding up
         assert float(result.upper) <= PEER[epochs] * (1 + 1e-12)
 
 
 def test_shuffling_and_replace_one_keep_the_no_amplification_end():
     shuffled = bracket([phase(1, sampler="shuffle")], delta=DELTA)
-    assert shuffled.curves.allocation is None and shuffled.curves.upper_used is None
+    assert shuffled.curves.allocation is None and shuffled.proof.upper_order is None
 
 
 @pytest.fixture(scope="module")
