@@ -129,7 +129,7 @@ from rdp_verify.mechanisms.mixture_of_gaussians import MixtureOfGaussians
 from rdp_verify.mechanisms.randomized_response import RandomizedResponse
 
 DELTA = Fraction(1, 10**5)
-BITS = 64  # what a run at δ = 1e-5 gets (curves.accountant._bits_for: 40 guard bits below δ's scale)
+BITS = 64  # what a run at δ = 1e-5 gets (curves.compose.bits_for: 40 guard bits below δ's scale)
 TRUNCATION = Fraction(1, 1000) * DELTA / 50  # the first rung's allowance (curves.accountant.default_settings)
 
 

@@ -92,3 +92,76 @@ def test_every_module_has_an_api_entry():
                            for p in sorted(PACKAGE.rglob("*.py")) if p.name not in ("__init__.py", "__main__.py"))
                if f"### `{m}`" not in api]
     assert missing == []
+
+
+def module_graph(root: Path = PACKAGE) -> dict[str, set[str]]:
+    """Module → the modules of the package it imports, at the top or inside a function (a deferred import is
+    still a dependency). A package's ``__init__`` is left out as a target: it only re-exports its own modules."""
+    mods = {}
+    for path in root.rglob("*.py"):
+        parts = list(path.relative_to(root.parent).with_suffix("").parts)
+        if parts[-1] != "__init__":
+            mods[".".join(parts)] = path
+    graph = {}
+    for name, path in mods.items():
+        package = name.rsplit(".", 1)[0]
+        deps = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                base = package.split(".")[:len(package.split(".")) - node.level + 1] if node.level else []
+                target = ".".join(base + ([node.module] if node.module else []))
+                candidates = [target, *(f"{target}.{a.name}" for a in node.names)]
+            elif isinstance(node, ast.Import):
+                candidates = [a.name for a in node.names]
+            else:
+                continue
+            deps |= {c for c in candidates if c in mods and c != name}
+        graph[name] = deps
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_no_module_imports_itself_back():
+    # issue 40: curves.accountant <-> curves.per_epoch imported private helpers back inside functions
+    assert cycles(module_graph()) == []
+
+
+def test_the_cycle_check_sees_a_deferred_import(tmp_path):
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from .b import x\n")
+    (pkg / "b.py").write_text("def f():\n    from .a import y  # deferred\n")
+    (pkg / "c.py").write_text("from . import a\n")
+    assert cycles(module_graph(pkg)) == [["pkg.a", "pkg.b"]]

@@ -72,7 +72,7 @@ from ..foundations.inputs import (
 )
 from ..foundations.results import arb_to_bounded, to_arb
 from ..foundations.run import Phase, merged, run_family
-from .compose import PLD, Budget, compose, delta_at, epsilon_root, products_needed
+from .compose import PLD, Budget, bits_for, compose, delta_at, epsilon_root, products_needed, verified_root
 from .discretize import StepPLD, discretize, grid_range, loss_scale
 from .gaussian import GaussianCurve, is_gaussian_run
 from .options import DEFAULT_TOLERANCE, DELTA_MIN
@@ -89,7 +89,6 @@ MAX_STEP_POINTS = 4 * 10**5  # grid points evaluated for one step's discretisati
 FIRST_RUNG = Fraction(1, 1000)  # the truncation allowance of the first grid is 1e-3·δ/50
 NICE = (1, Fraction(5, 4), 2, Fraction(5, 2), 4, 5, 8)  # grid steps are these times a power of ten
 RUNGS = (5, 2, 1)  # refinements aim at widths of 5, 2, 1 × 10^−k
-GUARD_BITS = 40  # rounding adds at most (products)·(length)·2^−bits ≈ 2^22·2^−bits to δ: far below tolerance·δ
 
 
 @dataclass(frozen=True)
@@ -270,12 +269,6 @@ def _nice_below(x: float) -> Fraction:
     return Fraction(NICE[-1]) * Fraction(10) ** (e - 1)
 
 
-def _bits_for(delta: Fraction) -> int:
-    """Fixed-point bits: GUARD_BITS below δ's scale, a multiple of 32 (exact: no float for tiny δ)."""
-    scale = max(0, delta.denominator.bit_length() - delta.numerator.bit_length() + 1)  # ≥ log2(1/δ)
-    return 32 * math.ceil((GUARD_BITS + scale) / 32)
-
-
 def _short(x: Fraction) -> Fraction:
     """x rounded down to one significant decimal digit (settings print as short exact decimals)."""
     from ..foundations.decimals import decimal_text
@@ -288,7 +281,7 @@ def default_settings(phases: Sequence[Phase], grid_step: Fraction, delta_scale: 
     width stays far below the rung aimed at."""
     steps = total_steps(phases, leaves)
     allowance = _short(min(Fraction(rung), FIRST_RUNG) * Fraction(delta_scale) / 50)
-    return Settings(grid_step=grid_step, bits=_bits_for(Fraction(delta_scale)), truncation=allowance,
+    return Settings(grid_step=grid_step, bits=bits_for(Fraction(delta_scale)), truncation=allowance,
                     tail=_short(allowance / (10 * steps)))
 
 
@@ -500,36 +493,6 @@ def delta_bracket(curves: Curves | GaussianCurve | PerEpochBounds, epsilon: Frac
     return Bracket(max(v[0] for v in per.values()), max(v[1] for v in per.values()), per, curves)
 
 
-def _verified_root(p: PLD, delta: Fraction, prec: int, side: str) -> Fraction | None:
-    """An ε ≥ 0 with δ_p(ε) ≤ δ proven (side "upper"; None: no finite one) or with δ_p(ε) > δ proven
-    (side "lower"; 0 when none is found, a trivially true lower end)."""
-    target = to_arb(delta)
-    root = epsilon_root(p, delta, prec)
-    if side == "upper":
-        if root is not None and not root.is_finite():
-            return None  # the mass at +∞ alone exceeds δ
-        eps = Fraction(0) if root is None else max(_exact(root.upper()), Fraction(0))
-        step = max(abs(eps), p.h) / 2 ** 60  # relative to ε (or to the grid step): ε may be 1e-16
-        for _ in range(200):
-            if delta_at(p, eps, prec).upper() <= target:
-                return eps
-            eps += step
-            step *= 2
-        raise ArithmeticError("could not verify an upper end of epsilon")
-    if root is None or not root.is_finite():
-        return Fraction(0)
-    eps = _exact(root.lower())
-    step = max(abs(eps), p.h) / 2 ** 60
-    for _ in range(200):
-        if eps <= 0:
-            return Fraction(0)
-        if delta_at(p, eps, prec).lower() > target:
-            return eps
-        eps -= step
-        step *= 2
-    return Fraction(0)
-
-
 def epsilon_bracket(curves: Curves | GaussianCurve | PerEpochBounds, delta: Fraction) -> Bracket:
     """Proven [ε_lower(δ), ε_upper(δ)] of the run (module docstring); upper None means no finite bound.
 
@@ -546,7 +509,7 @@ def epsilon_bracket(curves: Curves | GaussianCurve | PerEpochBounds, delta: Frac
 
     def root(pld: PLD, side: str) -> Fraction | None:  # a symmetric run's two directions are one PLD: verify once
         if (id(pld), side) not in roots:
-            roots[(id(pld), side)] = _verified_root(pld, delta, curves.prec, side)
+            roots[(id(pld), side)] = verified_root(pld, delta, curves.prec, side)
         return roots[(id(pld), side)]
 
     with ctx.workprec(curves.prec):

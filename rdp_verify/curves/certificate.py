@@ -45,12 +45,12 @@ from .accountant import (
     Bracket,
     Curves,
     Settings,
-    _bits_for,
     bracket,
     delta_bracket,
     epsilon_bracket,
     step_key,
 )
+from .compose import bits_for
 from .crosscheck import Estimate, estimate_delta
 from .discretize import TooManyPoints, grid_points, grid_range, precision
 from .gaussian import GaussianCurve, is_gaussian_run
@@ -406,8 +406,8 @@ def recompute(cert: dict[str, Any]) -> dict[str, Any]:
 
 SLACK = 2  # the refinement loop stops on a *predicted* size: what it then composes may exceed the limit a little
 LIMITS = {
-    # the commands choose 32·ceil((40 + log2(1/δ))/32) bits for a δ scale in [DELTA_MIN, 1] (accountant._bits_for)
-    "fixed_point_bits": (_bits_for(Fraction(1)), _bits_for(DELTA_MIN)),
+    # the commands choose 32·ceil((40 + log2(1/δ))/32) bits for a δ scale in [DELTA_MIN, 1] (compose.bits_for)
+    "fixed_point_bits": (bits_for(Fraction(1)), bits_for(DELTA_MIN)),
     # one step's grid: refinement stops before a grid predicted beyond MAX_GRID points (the first is ~2·10^4)
     "grid_points": SLACK * MAX_GRID,
     # points at which one step's curve is evaluated in Arb (every point for the replace-one pairs)

@@ -41,6 +41,7 @@ bracket, the divisions 27% and 5% (dense against sparse PLDs), the windows 4%, t
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Sequence
@@ -48,11 +49,15 @@ from typing import Sequence
 from flint import arb, arb_poly, ctx, fmpz, fmpz_poly
 
 from ..foundations.inputs import Refused
-from ..foundations.results import to_arb
+from ..foundations.results import arb_to_bounded, to_arb
 from ..foundations.search import last_true
 
 __all__ = ["PLD", "Shift", "Budget", "add_shifts", "shift_ball", "multiply", "power", "compose", "products_needed",
-           "delta_at", "epsilon_root"]
+           "delta_at", "epsilon_root", "verified_root", "bits_for", "FIXED_POINT_GUARD_BITS"]
+
+# fixed-point bits below δ's scale: rounding adds at most (products)·(length)·2^−bits ≈ 2^22·2^−bits to δ, far below
+# tolerance·δ
+FIXED_POINT_GUARD_BITS = 40
 
 
 Shift = tuple[tuple[Fraction, int], ...]  # ((anchor A, count c), ...): the shift Σ c·log A
@@ -359,3 +364,41 @@ def epsilon_root(p: PLD, delta: Fraction, prec: int) -> arb | None:
         if not excess > 0 or not weighted > 0:
             return None
         return (excess / weighted).log()
+
+
+def bits_for(delta: Fraction) -> int:
+    """Fixed-point bits for a δ scale: :data:`FIXED_POINT_GUARD_BITS` below it, a multiple of 32 (exact: no float
+    for tiny δ)."""
+    scale = max(0, delta.denominator.bit_length() - delta.numerator.bit_length() + 1)  # ≥ log2(1/δ)
+    return 32 * math.ceil((FIXED_POINT_GUARD_BITS + scale) / 32)
+
+
+def verified_root(p: PLD, delta: Fraction, prec: int, side: str) -> Fraction | None:
+    """An ε ≥ 0 with δ_p(ε) ≤ δ proven (side "upper"; None: no finite one) or with δ_p(ε) > δ proven
+    (side "lower"; 0 when none is found, a trivially true lower end): :func:`epsilon_root`'s estimate, moved
+    outward in doubling steps until :func:`delta_at` proves the inequality (Arb, at ``prec`` bits)."""
+    target = to_arb(delta)
+    root = epsilon_root(p, delta, prec)
+    if side == "upper":
+        if root is not None and not root.is_finite():
+            return None  # the mass at +∞ alone exceeds δ
+        eps = Fraction(0) if root is None else max(arb_to_bounded(root.upper()).value, Fraction(0))
+        step = max(abs(eps), p.h) / 2 ** 60  # relative to ε (or to the grid step): ε may be 1e-16
+        for _ in range(200):
+            if delta_at(p, eps, prec).upper() <= target:
+                return eps
+            eps += step
+            step *= 2
+        raise ArithmeticError("could not verify an upper end of epsilon")
+    if root is None or not root.is_finite():
+        return Fraction(0)
+    eps = arb_to_bounded(root.lower()).value
+    step = max(abs(eps), p.h) / 2 ** 60
+    for _ in range(200):
+        if eps <= 0:
+            return Fraction(0)
+        if delta_at(p, eps, prec).lower() > target:
+            return eps
+        eps -= step
+        step *= 2
+    return Fraction(0)

@@ -66,7 +66,7 @@ from flint import arb, ctx
 from ..foundations.inputs import InputError, fraction_text
 from ..foundations.results import arb_to_bounded, lower_end, to_arb
 from ..foundations.run import Phase
-from .compose import PLD, Budget, compose, delta_at, products_needed
+from .compose import PLD, Budget, bits_for, compose, delta_at, products_needed, verified_root
 from .gaussian import GaussianCurve
 from .random_allocation import SEARCH, AllocationBound, applies
 
@@ -231,8 +231,8 @@ def _search(p: Phase, index: int, delta: float | None, epsilon: float | None) ->
 _BIN_WIDTH = Fraction(1, 64)  # bins of an epoch's maximum, in units of σ (a finer one gains < 10^-4: the tests)
 _LOSS_STEP = Fraction(1, 4096)  # h: every epoch's loss is rounded down by less than h
 _COARSE = (Fraction(1, 8), Fraction(1, 64))  # bin width and loss step of the search over c and the order
-_CUT = 2**24  # mass a composition may cut, in units of 2^-bits: about 2^-40 of δ's scale (accountant._bits_for)
-_DELTA_BITS = 192  # fixed-point bits of δ(ε) queries (ε(δ) queries: accountant._bits_for(δ))
+_CUT = 2**24  # mass a composition may cut, in units of 2^-bits: about 2^-40 of δ's scale (compose.bits_for)
+_DELTA_BITS = 192  # fixed-point bits of δ(ε) queries (ε(δ) queries: compose.bits_for(δ))
 _LIMITS = {"edges": 8192, "grid_step": Fraction(1, 2**16), "bits": (64, 288)}  # beyond any run's own (check)
 
 
@@ -363,22 +363,18 @@ def _composed_delta(phases: tuple[Phase, ...], comp: Composed, epsilon: Fraction
 
 def _composed_epsilon(phases: tuple[Phase, ...], comp: Composed, delta: Fraction) -> Fraction:
     """A proven lower bound of ε(δ): an ε at which :func:`_composed_delta` is proven above δ (0 if none)."""
-    from .accountant import _verified_root  # noqa: PLC0415 (accountant imports this module)
-
     pld = composed_pld(phases, comp)
     if pld is None:
         return Fraction(0)
     with ctx.workprec(comp.bits + 64):
-        return _verified_root(pld, delta, comp.bits + 64, "lower")
+        return verified_root(pld, delta, comp.bits + 64, "lower")
 
 
 def _choose(phases: tuple[Phase, ...], delta: Fraction | None, epsilon: Fraction | None) -> Composed:
     """The composed bound's settings for a query: the order and the others' gradient c that do best at the coarse
     bins and grid :data:`_COARSE` (the same proven computation, cheaper: a heuristic, any choice is a bound),
     then the fine bins :data:`_BIN_WIDTH` and grid :data:`_LOSS_STEP`."""
-    from .accountant import _bits_for  # noqa: PLC0415 (accountant imports this module)
-
-    bits = _DELTA_BITS if delta is None else _bits_for(delta)
+    bits = _DELTA_BITS if delta is None else bits_for(delta)
     choices = [c for c in _OTHERS if all(c in _others(p) for p in phases)]
     best: tuple[Fraction, str, Fraction] | None = None
     width, step = _COARSE

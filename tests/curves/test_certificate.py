@@ -231,10 +231,11 @@ def test_a_composition_beyond_the_limit_stops_there(grid_cert, monkeypatch):
 
 
 def test_the_limits_are_the_commands_own():
-    from rdp_verify.curves.accountant import MAX_GRID, MAX_STEP_POINTS, _bits_for
+    from rdp_verify.curves.accountant import MAX_GRID, MAX_STEP_POINTS
+    from rdp_verify.curves.compose import bits_for
     from rdp_verify.foundations.inputs import DELTA_MIN
     # bits: what the commands choose for delta from 1 down to DELTA_MIN (40 guard bits, multiples of 32)
-    assert certificate_module.LIMITS["fixed_point_bits"] == (64, 192) == (_bits_for(Fraction(1, 2)), _bits_for(DELTA_MIN))
+    assert certificate_module.LIMITS["fixed_point_bits"] == (64, 192) == (bits_for(Fraction(1, 2)), bits_for(DELTA_MIN))
     assert certificate_module.LIMITS["grid_points"] == 2 * MAX_GRID
     assert certificate_module.LIMITS["points_evaluated"] == 2 * MAX_STEP_POINTS
     assert certificate_module.LIMITS["composed_length"] == 2 * MAX_GRID
