@@ -26,8 +26,8 @@ from fractions import Fraction
 from flint import arb, ctx
 
 from ..foundations.inputs import InputError, check_delta
+from ..foundations.normal import phi
 from ..foundations.results import arb_to_bounded, to_arb
-from .privacy_loss import normal_cdf
 
 __all__ = [
     "cdp_to_dp",
@@ -100,4 +100,4 @@ def gaussian_delta(tau: Fraction, epsilon: Fraction) -> arb:
     _check(tau=tau, epsilon=epsilon)
     with ctx.workprec(PREC):
         t, e = to_arb(tau), to_arb(epsilon)
-        return normal_cdf(t / 2 - e / t) - e.exp() * normal_cdf(-t / 2 - e / t)
+        return phi(t / 2 - e / t) - e.exp() * phi(-t / 2 - e / t)

@@ -54,6 +54,7 @@ from typing import Literal
 from flint import arb, ctx
 
 from ..foundations.inputs import SGM, InputError
+from ..foundations.normal import phi
 from ..foundations.results import Bounded, arb_to_bounded, to_arb
 from ..methods.rigorous import enclose, partial_moment
 
@@ -64,7 +65,6 @@ __all__ = [
     "gaussian",
     "curvature_bound",
     "to_arb",
-    "normal_cdf",
     "log_bounded",
     "PARTIAL_DPS_MAX",
 ]
@@ -198,7 +198,7 @@ class SGMLoss:
             sigma, s2, q = to_arb(self.sigma), to_arb(self.s2), to_arb(self.q)
             ell_a = to_arb(Fraction(ell))
             if self.gaussian:
-                return normal_cdf((ell_a - 1 / (2 * s2)) * sigma)
+                return phi((ell_a - 1 / (2 * s2)) * sigma)
             target = ell_a if direction == "mu||mu0" else -ell_a  # the value of log w
             excess = target.exp() - (1 - q)  # > 0 iff log w reaches the target
             if excess <= 0:  # log w > log(1−q) never equals it: Pr = 0 (μ‖μ0) or 1 (μ0‖μ)
@@ -207,13 +207,8 @@ class SGMLoss:
                 raise ArithmeticError("cannot decide whether ℓ is inside the support; raise dps")
             z = arb(0.5) + s2 * (excess / q).log()
             if direction == "mu||mu0":
-                return (1 - q) * normal_cdf(z / sigma) + q * normal_cdf((z - 1) / sigma)
-            return 1 - normal_cdf(z / sigma)
-
-
-def normal_cdf(x: arb) -> arb:
-    """Standard normal CDF Φ(x) = erfc(−x/√2)/2."""
-    return (-x / arb(2).sqrt()).erfc() / 2
+                return (1 - q) * phi(z / sigma) + q * phi((z - 1) / sigma)
+            return 1 - phi(z / sigma)
 
 
 def gaussian(sigma: Fraction, sensitivity: Fraction = Fraction(1), dps: int = 20) -> SGMLoss:

@@ -8,8 +8,8 @@ directions have the same curve, the analytic Gaussian mechanism's (Balle & Wang 
 
     δ(ε) = Φ(−ε/μ + μ/2) − e^ε·Φ(−ε/μ − μ/2),
 
-continuous and strictly decreasing in ε ≥ 0. It is evaluated in Arb ball arithmetic (Φ through erfc,
-which keeps relative accuracy far in the tail), the precision raised until the ball is narrow
+continuous and strictly decreasing in ε ≥ 0. It is evaluated in Arb ball arithmetic (Φ of
+:mod:`rdp_verify.foundations.normal`, which keeps relative accuracy far in the tail), the precision raised until the ball is narrow
 against its value, so every returned ball contains the exact δ(ε). The ε(δ) bracket is found by
 bisection on exact rationals, each end verified by such a ball: δ(ε_lower) > δ and δ(ε_upper) ≤ δ,
 proven. No discretisation is involved: the bracket is as tight as asked (relative width ≤ 1e-15).
@@ -23,6 +23,7 @@ from typing import Sequence
 
 from flint import arb, ctx
 
+from ..foundations.normal import phi
 from ..foundations.results import arb_to_bounded, to_arb
 from ..foundations.run import Phase
 
@@ -62,7 +63,7 @@ class GaussianCurve:
                 mu = to_arb(self.mu_squared).sqrt()
                 eps = to_arb(Fraction(epsilon))
                 a = -eps / mu + mu / 2
-                value = _phi(a) - eps.exp() * _phi(a - mu)
+                value = phi(a) - eps.exp() * phi(a - mu)
                 if value > 0 and value.rad() < value.mid().abs_lower() * arb(2) ** -60:
                     return value
                 if prec >= _MAX_PREC:
@@ -105,25 +106,6 @@ class GaussianCurve:
             else:  # the ball at mid straddles δ: mid is within rounding of the root
                 break
         return lo, hi
-
-
-def _phi(x: arb) -> arb:
-    """Φ(x) = erfc(−x/√2)/2, accurate relative to its value also for x ≪ 0."""
-    return erfc_ball(-x / arb(2).sqrt()) / 2
-
-
-def erfc_ball(x: arb) -> arb:
-    """erfc over the ball x, tight in the far tail.
-
-    Arb's erfc of an inexact ball far in the tail (x ≈ 7e5) loses every digit; erfc of the exact
-    midpoint does not. By the mean value theorem erfc(x) lies within r times the largest slope of erfc
-    on the ball from erfc(m), and for x ≥ 0 that slope's size, 2e^{−t²}/√π, is largest at the lower end.
-    """
-    if not x.lower() > 0:
-        return x.erfc()
-    m, r = arb(x.mid()), arb(x.rad())
-    slope = 2 * (-(x.lower() * x.lower())).exp() / arb.pi().sqrt()
-    return m.erfc() + arb(0, (r * slope).upper())
 
 
 def _short_between(lo: Fraction, hi: Fraction) -> Fraction:

@@ -64,6 +64,7 @@ from typing import Any, Sequence
 from flint import arb, ctx
 
 from ..foundations.inputs import InputError, fraction_text
+from ..foundations.normal import phi
 from ..foundations.results import arb_to_bounded, lower_end, to_arb
 from ..foundations.run import Phase
 from .compose import PLD, Budget, bits_for, compose, delta_at, products_needed, verified_root
@@ -103,14 +104,10 @@ def _upper_phases(phases: Sequence[Phase]) -> tuple[Phase, ...]:
     return tuple(Phase(Fraction(1), p.sigma, p.epochs[1], neighbours=p.neighbours) for p in phases)
 
 
-def _phi(x: arb) -> arb:
-    return (-x / arb(2).sqrt()).erfc() / 2
-
-
 def _exceed(p: Phase, m: Fraction, tau: arb) -> arb:
     """1 − F_m(τ) = P(max_s Y_s > τ), Y = N(m·e_j, σ²I) in ℝ^t (module docstring)."""
     s, t = to_arb(p.sigma), p.batches_per_epoch
-    cdf = _phi(tau / s) ** (t - 1) * _phi((tau - to_arb(m)) / s)
+    cdf = phi(tau / s) ** (t - 1) * phi((tau - to_arb(m)) / s)
     return 1 - cdf
 
 
@@ -334,7 +331,7 @@ def composed_pld(phases: tuple[Phase, ...], comp: Composed) -> PLD | None:
             taus = [s * to_arb(comp.lowest + j * comp.width) for j in range(comp.edges)]
 
             def cells(m: Fraction) -> list[arb]:
-                cdf = [arb(0)] + [_phi(tau / s) ** (t - 1) * _phi((tau - to_arb(m)) / s) for tau in taus] + [arb(1)]
+                cdf = [arb(0)] + [phi(tau / s) ** (t - 1) * phi((tau - to_arb(m)) / s) for tau in taus] + [arb(1)]
                 return [b - a for a, b in zip(cdf, cdf[1:])]
 
             masses: dict[int, int] = {}

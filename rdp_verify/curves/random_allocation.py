@@ -124,6 +124,7 @@ from typing import Sequence
 from flint import arb, arb_poly, ctx
 
 from ..accounting.rdp import delta_from_rdp, epsilon_from_rdp
+from ..foundations.normal import phi_bar
 from ..foundations.results import Bounded, arb_to_bounded, to_arb
 from ..foundations.run import Phase
 from .gaussian import GaussianCurve
@@ -244,7 +245,7 @@ class LaplaceBound:
             self.discretisation = 2 * (strip * strip / 2).exp() / ((2 * arb.pi() * strip * self.n).exp() - 1)
             top = width * self.n
             # the nodes |j| > top: h·Σ φ(jh) ≤ ∫_{top·h}^∞ φ on each side, 2Φ(−width) in all (w ≤ φ)
-            self.truncation = (arb(width) / arb(2).sqrt()).erfc()
+            self.truncation = 2 * phi_bar(arb(width))  # erfc(width/√2)
             log_norm = (2 * arb.pi()).sqrt().log() - h.log()
             self.log_weights = [-(arb(j) / self.n) ** 2 / 2 - log_norm for j in range(-top, top + 1)]
             self.scales = [(mu + self.s * j / self.n).exp() for j in range(-top, top + 1)]

@@ -77,6 +77,7 @@ from typing import Any
 import mpmath
 from flint import arb, ctx
 
+from ..foundations.normal import phi, phi_bar
 from ..foundations.results import to_arb
 from .single_step import StepCurve
 
@@ -99,7 +100,6 @@ class ReplaceOneCurve:
             self.sigma = to_arb(sigma)
             self.s2 = to_arb(sigma * sigma)
             self.qc = self.q * (-1 / (2 * self.s2)).exp()
-            self.root2 = arb(2).sqrt()
             self.norm = 1 / (2 * arb.pi()).sqrt()
 
     def _u(self, x: arb) -> arb:
@@ -113,12 +113,6 @@ class ReplaceOneCurve:
         # a ball straddling 1: both forms are valid, the first has no division by a small number there
         return (d + root) / (2 * self.qc)
 
-    def _cdf(self, v: arb) -> arb:
-        return (-v / self.root2).erfc() / 2
-
-    def _tail(self, v: arb) -> arb:
-        return (v / self.root2).erfc() / 2
-
     def values(self, x: arb, g_side: bool, t: Any = None, k: int | None = None) -> tuple[arb, arb]:
         """(G(x), G'(x)) if ``g_side`` else (H(x), H'(x)) (``t`` is unused: Λ has no atom-free gap here)."""
         with ctx.workprec(self.prec):
@@ -126,11 +120,11 @@ class ReplaceOneCurve:
             z = self.s2 * u.log()
             zs, zm, zp = z / self.sigma, (z - 1) / self.sigma, (z + 1) / self.sigma
             if g_side:
-                below = self.a * self._cdf(zs) + self.q * self._cdf(zp)
-                value = self.q * (x * self._cdf(zp) - self._cdf(zm)) - self.a * (1 - x) * self._cdf(zs)
+                below = self.a * phi(zs) + self.q * phi(zp)
+                value = self.q * (x * phi(zp) - phi(zm)) - self.a * (1 - x) * phi(zs)
                 return value, below
-            above = self.a * self._tail(zs) + self.q * self._tail(zp)
-            value = self.a * (1 - x) * self._tail(zs) + self.q * (self._tail(zm) - x * self._tail(zp))
+            above = self.a * phi_bar(zs) + self.q * phi_bar(zp)
+            value = self.a * (1 - x) * phi_bar(zs) + self.q * (phi_bar(zm) - x * phi_bar(zp))
             return value, -above
 
     def slope(self, x: arb) -> arb:

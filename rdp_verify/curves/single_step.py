@@ -33,6 +33,7 @@ from fractions import Fraction
 
 from flint import arb, ctx
 
+from ..foundations.normal import phi, phi_bar
 from ..foundations.results import to_arb
 
 __all__ = ["StepCurve"]
@@ -49,19 +50,12 @@ class StepCurve:
             self.one_minus_q = to_arb(1 - q)
             self.sigma = to_arb(sigma)
             self.s2 = to_arb(sigma * sigma)
-            self.root2 = arb(2).sqrt()
             self.norm = 1 / (2 * arb.pi()).sqrt()
             # H'' = σφ(z/σ)/t is largest at t_c, where z = −1 (see curvature_bound)
             self.t_c = self.q * (-(arb(3) / (2 * self.s2))).exp()
 
     def _z(self, t: arb) -> arb:
         return arb(0.5) + self.s2 * (t / self.q).log()
-
-    def _phibar(self, a: arb) -> arb:
-        return (a / self.root2).erfc() / 2
-
-    def _phi_cdf(self, a: arb) -> arb:
-        return (-a / self.root2).erfc() / 2
 
     def values(self, x: arb, g_side: bool, t: arb | None = None, k: int | None = None) -> tuple[arb, arb]:
         """(G(x), G'(x)) if ``g_side`` else (H(x), H'(x)): the value and slope with full relative accuracy.
@@ -78,10 +72,10 @@ class StepCurve:
             z = self._z(t)
             zs, z1s = z / self.sigma, (z - 1) / self.sigma
             if g_side:
-                cdf = self._phi_cdf(zs)
-                return t * cdf - self.q * self._phi_cdf(z1s), cdf
-            tail = self._phibar(zs)
-            return self.q * self._phibar(z1s) - t * tail, -tail
+                cdf = phi(zs)
+                return t * cdf - self.q * phi(z1s), cdf
+            tail = phi_bar(zs)
+            return self.q * phi_bar(z1s) - t * tail, -tail
 
     def slope(self, x: arb) -> arb:
         """H'(x) = −Q(Λ > x)."""
@@ -89,7 +83,7 @@ class StepCurve:
             t = x - self.one_minus_q
             if t <= 0:
                 return arb(-1)
-            return -self._phibar(self._z(t) / self.sigma)
+            return -phi_bar(self._z(t) / self.sigma)
 
     def _curvature(self, t: arb) -> arb:
         z = self._z(t) / self.sigma

@@ -49,6 +49,7 @@ from typing import ClassVar
 
 from flint import acb, arb, ctx
 
+from ..foundations.normal import phi_bar
 from ..foundations.results import to_arb
 from .rounding import Cut, Mechanism, MonotonePair, check_positive, check_whole, exact_cut
 
@@ -68,7 +69,7 @@ def _sums(sigma: Fraction, extra: int, prec: int) -> tuple[int, tuple[arb, ...],
             total += (-(arb(z) ** 2) / two_s2).exp()
             prefix.append(total)
         s = to_arb(sigma)
-        tail = (s * (arb.pi() / 2).sqrt() * (arb(k) / (s * arb(2).sqrt())).erfc()).upper()
+        tail = (s * (2 * arb.pi()).sqrt() * phi_bar(arb(k) / s)).upper()  # σ√(π/2)·erfc(K/(σ√2))
         norm = total + arb(0).union(2 * tail)
     return k, tuple(prefix), norm, tail
 

@@ -22,7 +22,7 @@ under ADD_OR_REMOVE_ONE and REPLACE_SPECIAL, and ``Gaussian(noise_multiplier, 2)
 
 **Rounding**: :mod:`rdp_verify.mechanisms.rounding` (upper: losses and masses up, mass above the range
 to +∞; lower: both down, mass below the range dropped). Φ is evaluated through erfc in Arb
-(:func:`rdp_verify.curves.gaussian.erfc_ball`), relative-accurate in the far tail.
+(:func:`rdp_verify.foundations.normal.erfc_ball`), relative-accurate in the far tail.
 
 **Rényi DP** (:func:`gaussian_rdp`; Mironov 2017, *Rényi Differential Privacy*, Proposition 7):
 D_α(N(−s, σ²) ‖ N(0, σ²)) = α s²/(2σ²) for every α > 1, both orders (the pair is symmetric): an exact rational.
@@ -36,16 +36,11 @@ from typing import ClassVar
 
 from flint import arb, ctx
 
-from ..curves.gaussian import erfc_ball
+from ..foundations.normal import phi
 from ..foundations.results import to_arb
 from .rounding import Cut, Mechanism, MonotonePair, check_direction, check_positive, exact_cut
 
-__all__ = ["Gaussian", "GaussianPair", "gaussian_rdp", "phi"]
-
-
-def phi(x: arb) -> arb:
-    """A ball containing the standard normal CDF Φ(x) = erfc(−x/√2)/2."""
-    return erfc_ball(-x / arb(2).sqrt()) / 2
+__all__ = ["Gaussian", "GaussianPair", "gaussian_rdp"]
 
 
 def gaussian_rdp(sigma: Fraction, sensitivity: Fraction, alpha: Fraction) -> Fraction:

@@ -39,8 +39,8 @@ from typing import Sequence
 from flint import arb, ctx
 
 from ..foundations.inputs import InputError, short_text
+from ..foundations.normal import phi
 from ..foundations.results import to_arb
-from .gaussian import phi
 from .rounding import ABOVE, BELOW, Cut, Mechanism, MonotonePair, _exact, check_positive
 
 __all__ = ["MixtureOfGaussians", "MixturePair"]

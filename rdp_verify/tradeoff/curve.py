@@ -52,9 +52,10 @@ from ..curves.gaussian import GaussianCurve
 from ..curves.options import DEFAULT_TOLERANCE
 from ..curves.per_epoch import PerEpochBounds
 from ..foundations.inputs import DELTA_MIN, InputError
+from ..foundations.normal import inverse_phi
 from ..foundations.results import lower_end, to_arb, upper_end
 from ..foundations.run import Phase
-from .envelope import Envelopes, PerEpochEnvelope, check_rate, inverse_phi
+from .envelope import Envelopes, PerEpochEnvelope, check_rate
 
 __all__ = ["TradeOff", "tradeoff", "reference_delta", "DEFAULT_FPRS", "MU_ALPHAS", "check_rate", "check_prior",
            "bayes_epsilons"]

@@ -117,10 +117,11 @@ from ..curves.per_epoch import Composed, PerEpochBounds, composed_pld
 from ..curves.random_allocation import ADD_ORDERS, ORDERS, SEARCH, applies
 from ..foundations.decimals import decimal_text
 from ..foundations.inputs import InputError, fraction_text, parse_rational
+from ..foundations.normal import inverse_phi, phi
 from ..foundations.results import lower_end, to_arb, upper_end
 from ..foundations.run import Phase
 
-__all__ = ["Envelopes", "PerEpochEnvelope", "gaussian_tradeoff", "inverse_phi", "phi", "lower_hull", "hull_at",
+__all__ = ["Envelopes", "PerEpochEnvelope", "gaussian_tradeoff", "lower_hull", "hull_at",
            "LADDER", "ALLOCATION_LADDER", "check_rate"]
 
 LADDER = (Fraction(0), Fraction(1, 2), Fraction(1), Fraction(2), Fraction(4), Fraction(8))  # ε of the per-epoch tests
@@ -129,16 +130,6 @@ ALLOCATION_LADDER = tuple(Fraction(k, 8) for k in range(129))
 _MAX_COMPOSED = 4  # composed pairs a certificate may record for the upper envelope (both orders of up to two c)
 _BISECTIONS = 64  # bisection steps on ε (each halves the interval; 64 reach far below any grid step)
 _GAUSSIAN_PREC = 256
-
-
-def phi(x: arb) -> arb:
-    """Φ(x) = erfc(−x/√2)/2 (relative accuracy also far in the lower tail)."""
-    return (-x / arb(2).sqrt()).erfc() / 2
-
-
-def inverse_phi(p: arb) -> arb:
-    """Φ⁻¹(p) = −√2·erfcinv(2p), a ball containing the quantile of every p in the ball p ⊂ (0, 1)."""
-    return -arb(2).sqrt() * (2 * p).erfcinv()
 
 
 def gaussian_tradeoff(mu: arb, alpha: arb) -> arb:
