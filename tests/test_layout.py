@@ -165,3 +165,11 @@ def test_the_cycle_check_sees_a_deferred_import(tmp_path):
     (pkg / "b.py").write_text("def f():\n    from .a import y  # deferred\n")
     (pkg / "c.py").write_text("from . import a\n")
     assert cycles(module_graph(pkg)) == [["pkg.a", "pkg.b"]]
+
+
+def test_one_module_evaluates_the_gaussian_tail_in_arb():
+    # issue 40: Phi was evaluated through Arb's erfc in 9 modules outside methods/ (most loose deep in the tail);
+    # the RDP methods keep their own evaluations, as independent cross-checks must
+    found = sorted(str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("*.py")
+                   if ".erfc(" in p.read_text(encoding="utf-8") and p.parent.name != "methods")
+    assert found == ["foundations/normal.py"]
