@@ -23,7 +23,7 @@ The defaults take about a quarter of an hour (the 1e-4 mixture costs half a minu
     python benchmarks/bench_events.py [--repeat N] [--steps 1e-3 1e-4] [--uses 100] [--cases laplace rr rr-special mixture]
 
 Measured once (a 2-core container shared with other jobs, load about 5, so single timings vary up to 2×; dp_accounting
-0.9, python-flint; machine-dependent, quoted here, never executed as a test). Whole ε(δ) computation, rdp_verify's
+0.6.0, python-flint; machine-dependent, quoted here, never executed as a test). Whole ε(δ) computation, rdp_verify's
 time over dp_accounting's, before → after this benchmark's commit (Laplace's closed-form survival, randomized
 response's cuts computed once per step of its survival, the mixture's root search not re-evaluating a point):
 

@@ -2,8 +2,10 @@
 
 Exit codes everywhere: 0 success (certified / confirmed / holds), 1 a claim
 failed or the methods disagree, 2 bad input (one line on stderr, no file
-written). Every output path is checked before the command runs (:func:`rdp_verify.cli.common.check_outputs`),
-and output files are written atomically: a failed or interrupted run leaves no partial file behind.
+written); ``dp`` and ``rdp`` also return 3 partial (a proven end is vacuous: the
+run is not private, or only an upper end is known). Every output path is checked
+before the command runs (:func:`rdp_verify.cli.common.check_outputs`), and output
+files are written atomically: a failed or interrupted run leaves no partial file behind.
 """
 
 from __future__ import annotations
@@ -35,7 +37,8 @@ def build_parser() -> argparse.ArgumentParser:
             "(quadrature, series, symbolic, Arb ball arithmetic), cross-checks them and\n"
             "writes a JSON certificate. Numbers are read exactly: 0.1 means 1/10."
         ),
-        epilog="Exit codes: 0 ok, 1 a claim failed or methods disagree, 2 bad input.",
+        epilog=("Exit codes: 0 ok, 1 a claim failed or methods disagree, 2 bad input, 3 partial (dp, rdp:\n"
+                "a proven end is vacuous, e.g. the run is not private). COMMAND --help has the details."),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"rdp-verify {__version__}")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -70,6 +71,24 @@ def _epsilon_range(curves: Drawn, floor: float, start: float) -> float:
     return eps
 
 
+def _width_scale(ax: Any, width: np.ndarray) -> None:
+    """The width panel's y axis, with at least three tick labels whatever the range: log over three decades or more
+    (a label per decade), log labelled at 1, 2 and 5 times each power of ten over one to three decades, linear below
+    one (a shuffled run's width stays in [0.83, 1]: a log axis would carry one label)."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter
+
+    positive = width[np.isfinite(width) & (width > 0)]
+    decades = float(np.log10(positive.max() / positive.min())) if len(positive) else 0.0
+    if decades < 1:
+        ax.yaxis.set_major_locator(MaxNLocator(nbins=6, min_n_ticks=3))
+        return
+    ax.set_yscale("log")
+    if decades < 3:
+        ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1, 2, 5)))
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.yaxis.set_minor_formatter(NullFormatter())
+
+
 def draw(curves: Drawn, path: str | os.PathLike,
          point: tuple[Fraction, Fraction, Fraction] | None = None, with_rdp: bool = True) -> Path:
     """Write the figure to ``path`` (.png, .svg or .pdf). ``point``: (δ, ε_lower, ε_upper) to mark."""
@@ -107,7 +126,7 @@ def draw(curves: Drawn, path: str | os.PathLike,
     positive = upper > 0
     width = np.where(positive, (upper - lower) / np.where(positive, upper, 1), np.nan)
     right.plot(eps, width, color="tab:blue")
-    right.set_yscale("log")
+    _width_scale(right, width)
     right.set_xlabel("ε")
     right.set_ylabel("(δ_upper − δ_lower) / δ_upper")
     how = ("per-epoch bounds" if isinstance(curves, PerEpochBounds)
