@@ -97,10 +97,12 @@ def _cmd_canaries(ns: argparse.Namespace, given: dict[str, Any]) -> int:
                                       mapper=lambda fn, items: progress_map(fn, items, pool, "discretising steps"))
     show(ns, report, lambda: canary_summary(report, run_text(phases), str(ns.canaries)))
     if ns.plot is not None:
+        from ..tradeoff.canaries import LISTED
         from ..tradeoff.plot import draw
 
-        boxes = [report["strongest"]] if report["strongest"] is not None else []
-        draw(trade, ns.plot, boxes + report["below_curve"])
+        below = report["below_curve"]
+        draw(trade, ns.plot, below, strongest=report["strongest"], more=len(below) >= LISTED,
+             boxes_label="box(es) below the certified curve")
         print(f"wrote {ns.plot}", file=sys.stderr)
     return 0 if report["verdict"] == "consistent" else 1
 
@@ -125,11 +127,17 @@ def one_run_summary(report: dict[str, Any], run: str | None, source: str) -> str
                     else " (no threshold rejects any epsilon)"))
     if "gdp_mu_lower" in report:
         g = report["gaussian_epsilon_lower"]
+        phases = report.get("run")
+        if not phases:  # no run: the figure as jax_privacy reports it
+            which = ": an epsilon bound only if the run's curve is Gaussian"
+        elif all(parse_rational(str(p["q"]), "q") == 1 for p in phases):
+            which = "; this run's curve is Gaussian (q = 1), so it bounds the run's epsilon"
+        else:
+            which = "; this run's curve is not Gaussian, so it does not bound the run's epsilon"
         lines.append("  Gaussian DP: no threshold rejects any mu" if report["gdp_mu_lower"] == "0" else
                      f"  Gaussian DP: mu >= {report['gdp_mu_lower']} (the run is not mu-GDP for any smaller mu)"
                      + ("" if g is None else f"; G_mu has epsilon >= {g} at delta = {report['delta']} (jax_privacy's "
-                                             "epsilon_one_run_fdp figure: an epsilon bound only if the run's curve "
-                                             "is Gaussian)"))
+                                             f"epsilon_one_run_fdp figure{which})"))
     if "proven_epsilon" in report:
         p = report["proven_epsilon"]
         lines.append(f"  proven epsilon in [{p['lower']}, {p['upper'] if p['upper'] is not None else 'inf'}]")
@@ -143,8 +151,6 @@ def _cmd_one_run(ns: argparse.Namespace, given: dict[str, Any]) -> int:
     from .common import PHASE_FLAGS
     from .dp import run_phases, run_text
 
-    if ns.plot is not None:
-        raise UsageError("--plot goes with --method clopper-pearson")
     confidence = parse_rational(ns.confidence if ns.confidence is not None else "0.95", "confidence")
     delta = parse_delta(ns.delta) if ns.delta is not None else None
     phases = run_phases(ns) if any(f in given for f in PHASE_FLAGS) else None
@@ -163,13 +169,25 @@ def _cmd_one_run(ns: argparse.Namespace, given: dict[str, Any]) -> int:
     except OSError as exc:
         raise InputError(f"cannot read canary file {ns.canaries}: {exc.strerror}") from None
     with workers(ns) as pool:
-        _, report = one_run_report(None if phases is None else [p for p, _ in phases], counts, method=ns.method,
+        trade, report = one_run_report(None if phases is None else [p for p, _ in phases], counts, method=ns.method,
                                    confidence=confidence, delta=DEFAULT_DELTA if delta is None else delta,
                                    rule="fixed-in-advance" if fixed else "any-threshold",
                                    thresholds_from="scores" if from_scores else "counts", file=str(ns.canaries),
                                    sha256=digest,
                                    mapper=lambda fn, items: progress_map(fn, items, pool, "discretising steps"))
     show(ns, report, lambda: one_run_summary(report, None if phases is None else run_text(phases), str(ns.canaries)))
+    if ns.plot is not None:  # the run's band (if given) and the curves the attack refutes: one-run audits have no boxes
+        from fractions import Fraction
+
+        from ..tradeoff.plot import draw
+
+        refuted: list[tuple[str, Fraction, Fraction | None]] = []
+        if report.get("gdp_mu_lower", "0") != "0":
+            refuted.append(("gdp", Fraction(report["gdp_mu_lower"]), None))
+        if report["empirical_epsilon_lower"] != "0":
+            refuted.append(("eps", Fraction(report["empirical_epsilon_lower"]), Fraction(report["delta"])))
+        draw(trade, ns.plot, refuted=refuted)
+        print(f"wrote {ns.plot}", file=sys.stderr)
     return 1 if report["verdict"] == "bug" else 0
 
 
@@ -321,8 +339,8 @@ def register(subparsers: Any) -> None:
             "nested), else they are refused; --thresholds-fixed-in-advance (counts rows only) says every\n"
             "threshold was fixed before the canaries were scored, for the Bonferroni level gamma/(2m)\n"
             "(picking the best-looking threshold after seeing the scores breaks it). bug when some\n"
-            "threshold's box lies below the certified curve, else consistent; with the empirical epsilon\n"
-            "lower bound at --delta (default 1e-5) beside the proven epsilon. Canaries are assumed to be\n"
+            "threshold's box lies below the certified curve or the empirical epsilon lower bound at --delta\n"
+            "(default 1e-5) exceeds the proven epsilon, else consistent. Canaries are assumed to be\n"
             "independent trials. A bar on stderr follows large files on a terminal.\n\n"
             "  rdp-verify audit --q 1 --sigma 2 --steps 4 --canaries examples/canaries-mu3.csv\n"
             "\n"
@@ -333,9 +351,11 @@ def register(subparsers: Any) -> None:
             "every threshold; each threshold's test gets level (1 - confidence)/m, m canaries (Bonferroni over\n"
             "the m possible guess counts; counts rows: nested, or --thresholds-fixed-in-advance). one-run\n"
             "tests (epsilon, delta)-DP by the paper's p-value, proven in Arb; one-run-fdp runs the f-DP\n"
-            "recursion against f_{eps,delta}, against G_mu and, with a run, against its certified envelope.\n"
-            "With a run: bug (exit 1) when some threshold rejects the run's certified guarantee, else\n"
-            "consistent; without: the proven empirical epsilon (exit 0). The 2*m*delta term of the (eps,\n"
+            "recursion against f_{eps,delta}, against G_mu and, with a run, against its exact curve (q = 1)\n"
+            "or its proven (epsilon, delta) lines refined where the thresholds read them. With a run: bug\n"
+            "(exit 1) when some threshold rejects the run's certified guarantee or a printed empirical bound\n"
+            "exceeds the run's proven end, else consistent; without: the proven empirical epsilon (exit 0).\n"
+            "The 2*m*delta term of the (eps,\n"
             "delta) test needs delta far below 1/m^2: use a small --delta.\n\n"
             "  rdp-verify audit --q 1 --sigma 8 --steps 4 --delta 1e-7 --method one-run \\\n"
             "  --canaries examples/canaries-one-run-mu4.csv\n"
@@ -374,7 +394,8 @@ def register(subparsers: Any) -> None:
                                "one-run, one-run-fdp: all canaries in ONE run, each included independently with "
                                "probability 1/2 (the run may be omitted: then only the empirical bounds)")
     p.add_output("--plot", kind="plot", metavar="FILE",
-                        help="draw the certified trade-off band with the attack's confidence boxes")
+                        help="draw the certified trade-off band with the attack's confidence boxes (one-run methods: "
+                             "the curves it refutes)")
     p.add_argument("--json", action="store_true", help="print the full JSON report (a list with --claims)")
     p.add_output("--out", kind="file", metavar="FILE", help="also write the JSON report to FILE (atomically)")
     p.add_argument("--dps", default=str(DPS), help=f"digits of each RDP enclosure and certificate (default {DPS})")

@@ -40,8 +40,18 @@ proven in Arb (pessimistic for the attack). With probability ≥ 1 − γ every 
 **Verdict.** Every test on neighbouring datasets has FNR ≥ f(FPR) and FPR ≥ f(FNR) (f symmetric), and
 f ≥ f_low (:mod:`rdp_verify.tradeoff.envelope`). If FNR_U < f_low(FPR_U) (or FPR_U < f_low(FNR_U)) for some
 threshold, its whole box lies below the certified curve: were the implementation the mechanism it claims,
-this happens with probability at most γ. The verdict is then ``bug``; otherwise ``consistent``. The report
-lists the first :data:`LISTED` such thresholds (in threshold order) and says "at least 10" when it stops there.
+this happens with probability at most γ. The verdict is then ``bug``. The report lists the first :data:`LISTED`
+such thresholds (in threshold order) and says "at least 10" when it stops there.
+
+The verdict is the conclusion of every line the report prints (issue 39): it is also ``bug`` when the printed
+empirical ε (below) exceeds the run's proven ε upper end ε_up at the same δ. The run is (ε_up, δ)-DP, so
+f(α) ≥ 1 − δ − e^{ε_up}·α (Dong, Roth, Su 2022, Proposition 2.5); a box with log((1 − δ − FNR_U)/FPR_U) > ε_up has
+FNR_U < 1 − δ − e^{ε_up}·FPR_U ≤ f(FPR_U) (and symmetrically), so it lies below the run's curve: the same event
+"some box misses its threshold's true rates", of probability at most γ, and no further union bound. (f_low is
+proven at every FPR_U, so such a box is usually listed below the curve as well; the rule makes the verdict agree
+with the printed ε whatever the rounding.) Otherwise ``consistent``. For q = 1 runs f_low is the lower end of
+the Arb ball of G_μ itself, the run's exact curve (:mod:`rdp_verify.tradeoff.envelope`), and for every run it is
+evaluated at each box's own FPR_U: the test loses nothing to a grid.
 
 **Empirical ε.** (ε, δ)-DP implies FNR ≥ 1 − δ − e^ε·FPR and FPR ≥ 1 − δ − e^ε·FNR (Kairouz, Oh,
 Viswanath 2015), so with confidence 1 − γ, ε ≥ max over thresholds of
@@ -597,12 +607,24 @@ def audit_canaries(trade: TradeOff, counts: Sequence[Counts], *, confidence: Fra
         return out
 
     many = "at least " if len(below) >= LISTED else ""
+    # the printed empirical ε against the printed proven upper end (module docstring, Verdict): above it, the
+    # strongest box lies below the line 1 − δ − e^{ε_up}·α, which lies below the run's curve
+    over = best_eps is not None and proven.upper is not None and best_eps > proven.upper
+    if below:
+        reason = (f"{many}{len(below)} threshold(s) have their whole confidence box below the certified trade-off "
+                  f"curve: at confidence {fraction_text(confidence)} the implementation is not the mechanism it states")
+    elif over:
+        assert best is not None and proven.upper is not None
+        reason = (f"the threshold of rank {best['index'] + 1} has empirical epsilon >= "
+                  f"{_short(best_eps, 'down')} at delta = {fraction_text(delta)}, above the run's proven epsilon <= "
+                  f"{_short(proven.upper, 'up')}: its confidence box lies below the line 1 - delta - "
+                  "exp(epsilon)*FPR of that proven (epsilon, delta), which lies below the run's trade-off curve: at "
+                  f"confidence {fraction_text(confidence)} the implementation is not the mechanism it states")
+    else:  # the text of reports written before this rule, which the rule never changes for a consistent verdict
+        reason = "no threshold's confidence box lies below the certified trade-off curve"
     return {
-        "verdict": "bug" if below else "consistent",
-        "verdict_reason": (f"{many}{len(below)} threshold(s) have their whole confidence box below the certified "
-                           f"trade-off curve: at confidence {fraction_text(confidence)} the implementation is not "
-                           "the mechanism it states" if below else
-                           "no threshold's confidence box lies below the certified trade-off curve"),
+        "verdict": "bug" if below or over else "consistent",
+        "verdict_reason": reason,
         "confidence": fraction_text(confidence),
         "thresholds": len(table),
         "level_rule": rule,

@@ -63,7 +63,47 @@ Three f are offered, each a trade-off function (convex, continuous, nonincreasin
   gives the step function s(α) = max{y : (x, y) a point, x ≥ α} ≤ f, and its lower convex hull f′ ≤ s ≤ f is a
   trade-off function. A run that is f-DP is f′-DP (f′ ≤ f), so the recursion run with f′ is a valid test of
   the run's certified guarantee. A weaker f (smaller) allows more correct guesses, so every rounding down of
-  the envelope only makes a ``bug`` verdict harder: it stays proven.
+  the envelope only makes a ``bug`` verdict harder: it stays proven. Between two rates the step function drops
+  to the value at the next one (a loss of first order in the grid's step), so a run's verdict is no longer held
+  against this hull but against the run's exact curve G_μ (q = 1) or the envelope of its proven (ε, δ) lines
+  refined where the deciding thresholds read it (The run's curve, below; issue 39); shuffled and
+  balls-in-bins runs still use this hull, with G_μ₀.
+
+**The verdict** (:func:`audit_one_run`) is the conclusion of every test the report prints: the deciding test
+against the run, and each printed empirical bound (ε; μ; for q = 1 the ε of G_μ) set against the run's proven
+upper end. Any rejection of the run's guarantee makes it ``bug``, under one union bound (the function's docstring).
+
+**The run's curve, as the verdict reads it** (:func:`deciding_rejects`). Held against any trade-off function
+f′ ≤ f (f the run's, both orders of every neighbouring pair), a rejection proves the run is not f′-DP, hence not
+f-DP; the closer f′ is to f, the more the test sees. The 231-vertex hull above let a file whose own G_μ line
+proved μ ≥ 1.00906 pass a 1-GDP run as ``consistent`` (issue 39).
+
+* *q = 1, the Gaussian family, exactly.* A run whose every phase has q = 1 is the Gaussian mechanism with
+  μ² = Σ Δ²T_i/σ_i² exactly (:mod:`rdp_verify.curves.gaussian`), trade-off function G_μ (Dong, Roth, Su 2022,
+  Definition 2.7 and Corollary 3.3). f′ = G_μ′, μ′ = :func:`gaussian_mu` (√μ² when μ² is the square of a
+  rational, else the upper end of a 128-bit Arb ball): μ′ ≥ μ, and G_μ falls as μ grows, so G_μ′ ≤ G_μ.
+* *Other runs: the upper envelope of (ε, δ) lines.* The run is (ε, δ(ε))-DP at every ε ≥ 0, so
+  f ≥ f_{ε,δ(ε)} (Dong, Roth, Su 2022, Proposition 2.5; by their Proposition 2.12 f is the supremum of these).
+  At rational ε_j take δ_j ≥ δ(ε_j), the smaller of the dominating pairs' proven upper end
+  (:func:`rdp_verify.curves.accountant.delta_bracket`) and, for runs without other mechanisms, that of
+  G_μ′ with μ′ ≥ μ₀ the proven no-amplification μ (:meth:`rdp_verify.tradeoff.curve.TradeOff.mu_upper`: the run
+  is μ₀-GDP, so δ(ε) ≤ δ_{G_μ₀}(ε) ≤ δ_{G_μ′}(ε)), rounded **up** to 15 significant digits, and a rational
+  s_j ≥ e^{ε_j} (an Arb upper end, rounded up). f_{ε,δ} falls as ε or δ grows, so f_{log s_j, δ_j} ≤ f, and
+  f′(α) = max(0, max_j (1 − δ_j − s_j α), max_j (1 − δ_j − α)/s_j), a maximum of (symmetric) trade-off functions,
+  is a trade-off function below f: piecewise linear with rational coefficients, its vertices computed exactly
+  (:func:`lines_envelope`) and read as a :class:`HullCurve`. Each line supports the curve of δ_j, so f′ loses
+  only to second order in the ladder's step (the step function of point values lost to first order).
+* *Refined where the deciding thresholds lie.* The ladder is ε = j/8 from 0 until δ_j falls below a thousandth
+  of the smallest argument the recursion reads (the level over m) or stops falling (at most :data:`MAX_LINES`).
+  The thresholds are screened in double precision against an estimate of the curve on the ladder j/64 (log δ
+  interpolated linearly between the proven points; it only chooses where to look); along the recursions of the
+  best candidates, the estimate's active lines (the slope −e^{±ε} of the curve where B⁻¹ is read) give an
+  ε-range, on which proven lines are added at step 1/64. The proofs use the envelope of all proven lines. On the
+  1-GDP run, lines 1/8 apart already need exactly as many correct guesses to reject as G_1 itself
+  (tests/tradeoff/test_verdicts.py).
+* *Shuffled and balls-in-bins runs* (:class:`~rdp_verify.curves.per_epoch.PerEpochBounds`): f′ = max(G_μ′, the
+  hull of their lower envelope), both below f; B⁻¹ of a maximum of trade-off functions is the maximum of their
+  B⁻¹ (:class:`MaxCurve`).
 
 **Which thresholds, which level.** Every observed score is a threshold. Under Bonferroni each test gets
 level γ/m (m canaries, 1 − γ the confidence): for each guess count k = 1, …, m, "guess the canaries scoring
@@ -91,9 +131,10 @@ about a second, the G_μ search about half a minute (2 cores).
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Sequence, TypeVar
 
 import numpy as np
 from flint import arb, ctx
@@ -107,7 +148,8 @@ __all__ = ["one_run_p_value_upper", "one_run_p_value_float", "EpsDeltaCurve", "G
            "fdp_rejects", "fdp_objective_float", "Guesses", "Found", "epsilon_one_run_lower",
            "epsilon_one_run_fdp_lower", "mu_one_run_fdp_lower", "one_run_rejects", "fdp_run_rejects",
            "hull_from_envelope", "gaussian_epsilon_lower", "SCREEN_MARGIN", "audit_one_run", "one_run_level",
-           "METHODS", "ASSUMPTION", "check_chain"]
+           "METHODS", "ASSUMPTION", "check_chain",
+           "MaxCurve", "DecidingCurve", "deciding_rejects", "gaussian_mu", "lines_envelope", "lines_curve", "MAX_LINES"]
 
 _PREC = 128
 SCREEN_MARGIN = 1e-6  # double-precision screens keep candidates within this relative margin of the level
@@ -317,16 +359,21 @@ class HullCurve:
     def __post_init__(self) -> None:
         object.__setattr__(self, "_xf", np.array([float(x) for x in self.xs]))
         object.__setattr__(self, "_yf", np.array([float(y) for y in self.ys]))
+        object.__setattr__(self, "_neg", [-y for y in self.ys])  # nondecreasing: bisected
 
     def _inverse_exact(self, y: Fraction) -> Fraction:
-        """f′⁻¹(y) = inf{x : f′(x) ≤ y} for a rational y, exactly."""
+        """f′⁻¹(y) = inf{x : f′(x) ≤ y} for a rational y, exactly (the first vertex k with y_k ≤ y, by bisection)."""
         if y >= self.ys[0]:
             return Fraction(0)
-        k = next(k for k in range(1, len(self.ys)) if self.ys[k] <= y)
+        k = bisect_left(self._neg, -y, 1)
         x1, y1, x2, y2 = self.xs[k - 1], self.ys[k - 1], self.xs[k], self.ys[k]
         return x1 + (y1 - y) * (x2 - x1) / (y1 - y2)
 
     def inverse_arb(self, t: arb) -> arb:
+        # a ball reaching outside [0, 1] (radii grown at too low a precision): not finite, so the recursion reports
+        # itself undecided and is repeated at a higher precision (before: an IndexError, or StopIteration)
+        if not (t.is_finite() and t.lower() >= 0 and t.upper() <= 1):
+            return arb("nan")
         # nondecreasing in t: the values at the ball's two ends enclose it (exact rationals, then a ball)
         lo, hi = self._inverse_exact(1 - upper_end(t)), self._inverse_exact(1 - lower_end(t))
         return to_arb(lo).union(to_arb(hi))
@@ -335,6 +382,10 @@ class HullCurve:
         y = 1 - np.asarray(t, dtype=float)
         # f′ decreasing where positive: x as a function of y, by interpolation on the reversed vertices
         return np.where(y >= self._yf[0], 0.0, np.interp(y, self._yf[::-1], self._xf[::-1]))
+
+    def accuracy(self) -> float:
+        """The best per-canary accuracy 1 − min_α (α + f′(α))/2, attained at a vertex (f′ piecewise linear)."""
+        return float(1 - min(x + y for x, y in zip(self.xs, self.ys)) / 2)
 
 
 Curve = EpsDeltaCurve | GdpCurve | HullCurve
@@ -734,6 +785,279 @@ def gaussian_epsilon_lower(mu: Fraction, delta: Fraction) -> Fraction:
 
 
 # ---------------------------------------------------------------------------------------------------------
+# the run's curve, as the verdict reads it (module docstring, The run's curve)
+
+_COARSE = Fraction(1, 8)  # the ladder's step in ε
+_FINE = Fraction(1, 64)  # its step where the deciding thresholds read the curve
+MAX_LINES = 2048  # ε ≤ 256 on the coarse ladder
+_REFINE = 5  # candidates whose recursions choose the refined range
+_DECIDING_ATTEMPTS = 20  # candidates proven
+_LINE_DIGITS = 15
+
+N = TypeVar("N", Fraction, float)
+
+
+def gaussian_mu(mu_squared: Fraction) -> Fraction:
+    """A rational μ′ ≥ √μ² (exactly √μ² when μ² is the square of a rational): the upper end of a 128-bit ball."""
+    mu_squared = Fraction(mu_squared)
+    num, den = math.isqrt(mu_squared.numerator), math.isqrt(mu_squared.denominator)
+    if num * num == mu_squared.numerator and den * den == mu_squared.denominator:
+        return Fraction(num, den)
+    with ctx.workprec(_PREC):
+        return upper_end(to_arb(mu_squared).sqrt())
+
+
+def lines_envelope(lines: Sequence[tuple[N, N]]) -> list[tuple[N, N]]:
+    """The vertices (α, y), α from 0 to 1, of the upper envelope on [0, 1] of the lines y = m·α + b given as (m, b)
+    with m ≤ 0, one of them y = 0 (the monotone convex hull trick: exact for rationals, an estimate for floats)."""
+    best: dict[N, N] = {}
+    for m, b in lines:
+        if m not in best or b > best[m]:
+            best[m] = b
+    hull: list[tuple[N, N]] = []
+    for line in sorted(best.items()):  # slopes increasing: the active line's slope grows with α
+        while len(hull) >= 2:
+            (m1, b1), (m2, b2), (m3, b3) = hull[-2], hull[-1], line
+            if (b1 - b3) * (m2 - m1) <= (b1 - b2) * (m3 - m1):  # the middle line is nowhere strictly above both
+                hull.pop()
+            else:
+                break
+        hull.append(line)
+    zero = 0 * hull[0][1]
+    one = zero + 1
+    vertices = [(zero, max(b for _, b in hull))]
+    for (m1, b1), (m2, b2) in zip(hull, hull[1:]):
+        x = (b1 - b2) / (m2 - m1)  # where the next line takes over
+        if zero < x < one and x > vertices[-1][0]:
+            vertices.append((x, m1 * x + b1))
+    vertices.append((one, max(m + b for m, b in hull)))
+    return vertices
+
+
+def lines_curve(lines: Sequence[tuple[Fraction, Fraction]]) -> HullCurve:
+    """f′ = max(0, max_j f_{log s_j, δ_j}) for lines (s_j ≥ 1, 0 ≤ δ_j < 1), exactly, as a HullCurve (module
+    docstring): f_{log s, δ}(α) = max{0, 1 − δ − sα, (1 − δ − α)/s}."""
+    flat: list[tuple[Fraction, Fraction]] = [(Fraction(0), Fraction(0))]
+    for s, d in lines:
+        flat += [(-s, 1 - d), (-1 / s, (1 - d) / s)]
+    vertices = lines_envelope(flat)
+    return HullCurve(tuple(x for x, _ in vertices), tuple(y for _, y in vertices))
+
+
+@dataclass(frozen=True)
+class MaxCurve:
+    """The maximum of trade-off functions f_1, …, f_n (a trade-off function): B⁻¹ is the maximum of theirs, since
+    (max f_i)⁻¹(y) = inf{x : f_i(x) ≤ y for every i} = max_i f_i⁻¹(y) for nonincreasing f_i."""
+
+    parts: tuple[Any, ...]
+
+    def inverse_arb(self, t: arb) -> arb:
+        out = self.parts[0].inverse_arb(t)
+        for p in self.parts[1:]:
+            out = out.max(p.inverse_arb(t))
+        return out
+
+    def inverse_float(self, t: np.ndarray) -> np.ndarray:
+        out = self.parts[0].inverse_float(t)
+        for p in self.parts[1:]:
+            out = np.maximum(out, p.inverse_float(t))
+        return out
+
+
+@dataclass(frozen=True)
+class _FloatCurve:
+    """A piecewise-linear estimate of a trade-off function by its vertices (double precision: a screen, never a
+    proof)."""
+
+    xs: np.ndarray
+    ys: np.ndarray
+
+    def inverse_float(self, t: np.ndarray) -> np.ndarray:
+        y = 1 - np.asarray(t, dtype=float)
+        return np.where(y >= self.ys[0], 0.0, np.interp(y, self.ys[::-1], self.xs[::-1]))
+
+    def accuracy(self) -> float:
+        return float(1 - np.min(self.xs + self.ys) / 2)
+
+
+class _Ladder:
+    """Proven lines (s_j, δ_j) of a run at rational ε_j (module docstring, The run's curve), cached by ε."""
+
+    def __init__(self, trade: Any) -> None:
+        from ..curves.gaussian import GaussianCurve
+        from ..foundations.run import Phase
+
+        self.trade = trade
+        self.lines: dict[Fraction, tuple[Fraction, Fraction] | None] = {}
+        mu = trade.mu_upper()  # the run is μ₀-GDP, μ₀ ≤ mu: G_mu ≤ G_μ₀ ≤ f, so δ_{G_mu}(ε) ≥ δ(ε)
+        self.gaussian = (None if mu is None or mu <= 0 else
+                         GaussianCurve((Phase(q=Fraction(1), sigma=1 / mu, steps=1),)))
+
+    def delta(self, eps: Fraction) -> Fraction | None:
+        """δ_j ≥ δ(ε_j), rounded up to 15 digits (None: no bound below 1)."""
+        from ..curves.accountant import delta_bracket
+
+        up = delta_bracket(self.trade.curves, eps).upper
+        if self.gaussian is not None:
+            g = self.gaussian.delta_bounds(eps)[1]
+            up = g if up is None else min(up, g)
+        if up is None or up >= 1:
+            return None
+        return Fraction(decimal_text(up, _LINE_DIGITS, "up")) if up > 0 else Fraction(0)
+
+    def line(self, eps: Fraction) -> tuple[Fraction, Fraction] | None:
+        """(s, δ) with s ≥ e^ε rational (rounded up) and δ ≥ δ(ε), or None."""
+        if eps not in self.lines:
+            delta = self.delta(eps)
+            if delta is None:
+                self.lines[eps] = None
+            else:
+                with ctx.workprec(_PREC):
+                    s = Fraction(decimal_text(upper_end(to_arb(eps).exp()), _LINE_DIGITS, "up"))
+                self.lines[eps] = (max(s, Fraction(1)), delta)
+        return self.lines[eps]
+
+    def coarse(self, floor: Fraction) -> list[Fraction]:
+        """ε = j/8 from 0 until δ_j ≤ floor or δ_j stops falling (at most MAX_LINES points)."""
+        out: list[Fraction] = []
+        last = None
+        for j in range(MAX_LINES):
+            eps = _COARSE * j
+            line = self.line(eps)
+            out.append(eps)
+            if line is not None:
+                if line[1] <= floor or (last is not None and line[1] >= last):
+                    break
+                last = line[1]
+        return out
+
+    def curve(self, epsilons: Sequence[Fraction]) -> tuple[HullCurve, int]:
+        """The proven f′ of the lines at ``epsilons`` (module docstring, The run's curve) and the number of lines."""
+        lines = [line for e in sorted(set(epsilons)) if (line := self.line(e)) is not None]
+        return lines_curve(lines), len(lines)
+
+
+def _estimate(ladder: _Ladder, coarse: Sequence[Fraction]) -> _FloatCurve:
+    """The curve on the ladder j/64 with log δ interpolated linearly between the proven coarse points (a screen)."""
+    known = [(float(e), line[1]) for e in coarse if (line := ladder.line(e)) is not None]
+    if not known:
+        return _FloatCurve(np.array([0.0, 1.0]), np.array([0.0, 0.0]))
+    eps = np.array([e for e, _ in known])
+    logd = np.array([math.log(float(d)) if d > 0 else -745.0 for _, d in known])
+    fine = np.arange(eps[0], eps[-1] + 1e-12, float(_FINE))
+    deltas = np.exp(np.interp(fine, eps, logd))
+    s = np.exp(fine)
+    flat = [(0.0, 0.0)] + [(float(-a), float(1 - d)) for a, d in zip(s, deltas)] \
+        + [(float(-1 / a), float((1 - d) / a)) for a, d in zip(s, deltas)]
+    vertices = lines_envelope(flat)
+    return _FloatCurve(np.array([x for x, _ in vertices]), np.array([y for _, y in vertices]))
+
+
+def _trace(m: int, k: int, c: int, level: float, curve: _FloatCurve, max_steps: int = 20_000) -> np.ndarray:
+    """The arguments t at which the double-precision recursion of one threshold reads B⁻¹ (where it decides)."""
+    r, h, target, read = level * c / m, level * (k - c) / m, k / m, []
+    for i in range(c - 1, max(c - 1 - max_steps, -1), -1):
+        if r + h > target:
+            break
+        read.append(r)
+        d = max(float(curve.inverse_float(np.array([r]))[0]) - h, 0.0)
+        if d <= 0:
+            break
+        h, r = h + d, r + d * i / (k - i)
+    return np.array(read)
+
+
+def _active_span(estimate: _FloatCurve, reads: np.ndarray, top: Fraction) -> tuple[Fraction, Fraction] | None:
+    """The ε-range (widened by a coarse step each side, within [0, top]) of the estimate's lines active where the
+    recursion reads the curve: at α = B⁻¹(t) the slope of the curve is −e^ε (α small) or −e^{−ε} (α near 1)."""
+    if not len(reads):
+        return None
+    xs, ys = estimate.xs, estimate.ys
+    alpha = np.interp(1 - reads, ys[::-1], xs[::-1])
+    k = np.clip(np.searchsorted(xs, alpha, side="right"), 1, len(xs) - 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        slope = -(ys[k] - ys[k - 1]) / (xs[k] - xs[k - 1])
+    slope = slope[np.isfinite(slope) & (slope > 0)]
+    if not len(slope):
+        return None
+    eps = np.abs(np.log(slope))
+    lo = max(Fraction(0), (math.floor(float(eps.min()) / float(_COARSE)) - 1) * _COARSE)
+    hi = min(top, (math.ceil(float(eps.max()) / float(_COARSE)) + 1) * _COARSE)
+    return (lo, hi) if lo <= hi else None
+
+
+@dataclass(frozen=True)
+class DecidingCurve:
+    """What a one-run f-DP verdict was held against: ``kind`` ``gaussian`` (G_μ′, ``mu`` = μ′, ``exact`` when
+    μ′ = μ), ``lines`` (the envelope of ``lines`` proven (ε, δ) lines, ``refined`` of them added on the ladder
+    j/64) or ``per-epoch`` (G_μ′ for the no-amplification μ′ and the hull of the lower envelope)."""
+
+    kind: str
+    mu: Fraction | None = None
+    lines: int = 0
+    refined: int = 0
+    exact: bool = False
+
+    def text(self) -> str:
+        """The curve, as the verdict's line names it."""
+        if self.kind == "gaussian":
+            mu = f"mu = {fraction_text(self.mu)}" if self.exact else f"mu <= {decimal_text(self.mu, 6, 'up')}"
+            return f"the run's exact trade-off curve G_mu, {mu} (q = 1: the Gaussian mechanism, in closed form)"
+        if self.kind == "lines":
+            return (f"the run's certified trade-off curve (the upper envelope of {self.lines} (epsilon, delta) lines "
+                    "of its proven privacy curve, 1/8 apart in epsilon"
+                    + (f", {self.refined} more 1/64 apart where the deciding thresholds read it)" if self.refined else ")"))
+        return ("the run's certified trade-off curve (the larger of its lower envelope's hull"
+                + ("" if self.mu is None else
+                   f" and G_mu for its no-amplification mu <= {decimal_text(self.mu, 6, 'up')}")
+                + ")")
+
+
+def _prove(g: Guesses, level: Fraction, curve: Any, order: Sequence[int], attempts: int) -> Found | None:
+    for j in list(dict.fromkeys(order))[:attempts]:
+        if fdp_rejects(g.m, int(g.n_guess[j]), int(g.n_correct[j]), level, curve):
+            return Found(None, int(j), level)
+    return None
+
+
+def deciding_rejects(trade: Any, g: Guesses, level: Fraction,
+                     attempts: int = _DECIDING_ATTEMPTS) -> tuple[Found | None, DecidingCurve]:
+    """A threshold whose recursion (Mahloujifar, Melis, Chaudhuri 2024) is proven to reject a trade-off function
+    f′ ≤ the run's f at ``level`` (module docstring, The run's curve), or None; and what f′ was."""
+    from ..curves.gaussian import GaussianCurve
+    from ..curves.per_epoch import PerEpochBounds
+
+    curves = trade.curves
+    if isinstance(curves, GaussianCurve):
+        mu = gaussian_mu(curves.mu_squared)
+        gdp = GdpCurve(mu)
+        return (_prove(g, level, gdp, _fdp_first(g, level, gdp), attempts),
+                DecidingCurve("gaussian", mu=mu, exact=mu * mu == curves.mu_squared))
+    if isinstance(curves, PerEpochBounds):
+        mu = trade.mu_upper()
+        hull = hull_from_envelope(trade.f_lower)
+        curve: Any = MaxCurve((GdpCurve(mu), hull)) if mu is not None and mu > 0 else hull
+        return _prove(g, level, curve, _fdp_first(g, level, curve), attempts), DecidingCurve("per-epoch", mu=mu)
+    ladder = _Ladder(trade)
+    coarse = ladder.coarse(level / (1000 * g.m))  # below the smallest argument the recursion reads, level/m
+    estimate = _estimate(ladder, coarse)
+    candidates = _fdp_first(g, level, estimate)[:attempts]
+    fine: set[Fraction] = set()
+    for j in candidates[:_REFINE]:
+        reads = _trace(g.m, int(g.n_guess[j]), int(g.n_correct[j]), float(level), estimate)
+        span = _active_span(estimate, reads, coarse[-1])
+        if span is not None:
+            lo, hi = span
+            fine.update(lo + _FINE * i for i in range(int((hi - lo) / _FINE) + 1))
+    fine -= set(coarse)
+    proven, count = ladder.curve([*coarse, *fine])
+    refined = sum(ladder.line(e) is not None for e in fine)
+    # the proven curve's own screen first (it may rank thresholds the estimate did not), then the estimate's
+    order = [*_fdp_first(g, level, proven)[:attempts], *candidates]
+    return _prove(g, level, proven, order, attempts), DecidingCurve("lines", lines=count, refined=refined)
+
+
+# ---------------------------------------------------------------------------------------------------------
 # the audit: a report
 
 
@@ -782,14 +1106,51 @@ def _guess_json(g: Guesses, found: Found) -> dict[str, Any]:
     return out
 
 
+def _run_mu(trade: Any) -> tuple[Callable[[Fraction], bool], str] | None:
+    """``(exceeds, text)``: whether a μ exceeds the μ₀ the run is proven μ₀-GDP for (exact: q = 1, μ₀² = Σ Δ²T_i/σ_i²;
+    else the proven upper end of :meth:`~rdp_verify.tradeoff.curve.TradeOff.mu_upper`, the no-amplification μ₀) and
+    that μ₀ as text; None when no μ₀ is proven (a run with mechanisms beyond the Gaussian family)."""
+    from ..curves.gaussian import GaussianCurve
+    if isinstance(trade.curves, GaussianCurve):
+        mu_squared = trade.curves.mu_squared
+        mu = gaussian_mu(mu_squared)
+        return ((lambda x: x * x > mu_squared),
+                f"mu = {fraction_text(mu)}" if mu * mu == mu_squared else f"mu <= {_text(mu, 'up')}")
+    mu = trade.mu_upper()
+    if mu is None:
+        return None
+    return (lambda x: x > mu), f"mu <= {_text(mu, 'up')} (no amplification)"
+
+
 def audit_one_run(trade: Any | None, counts: Sequence[Any] | Guesses, *, method: str, confidence: Fraction,
                   delta: Fraction, rule: str = "any-threshold") -> dict[str, Any]:
     """A one-run audit of ``counts`` (module docstring): the proven empirical bounds, and with ``trade`` (a
-    :class:`~rdp_verify.tradeoff.curve.TradeOff`) the verdict against the run: ``bug`` when some threshold
-    rejects its certified guarantee at the level (``one-run``: (ε_up(δ), δ) with ε_up the proven upper end of
-    the run's ε at δ; ``one-run-fdp``: the run's certified lower envelope f_low, through :func:`hull_from_envelope`),
-    else ``consistent``. Every number is rounded in the direction that keeps it proven (ε and μ down, p-values up)."""
+    :class:`~rdp_verify.tradeoff.curve.TradeOff`) the verdict against the run. Every number is rounded in the
+    direction that keeps it proven (ε and μ down, p-values up).
+
+    **The verdict is the conclusion of every test the report prints** (issue 39): ``bug`` when some threshold
+    rejects the run's guarantee at the level, by any of
+
+    * the deciding test: ``one-run``, the p-value of Steinke, Nasr, Jagielski 2023 at (ε_up(δ), δ), ε_up the
+      proven upper end of the run's ε at δ; ``one-run-fdp``, the recursion of Mahloujifar, Melis, Chaudhuri 2024
+      against the run's curve, exactly G_μ for q = 1 and otherwise the envelope of its proven (ε, δ) lines refined
+      where the deciding thresholds read it (:func:`deciding_rejects`);
+    * the printed empirical ε (either method) above ε_up: its threshold rejects (ε_emp, δ)-DP, and the run, being
+      (ε_up, δ)-DP, is (ε_emp, δ)-DP (a larger ε; Dong, Roth, Su 2022, Proposition 2.5: f_{ε,δ} falls as ε grows);
+    * the printed Gaussian-DP μ (``one-run-fdp``) above the μ₀ the run is proven μ₀-GDP for: its threshold rejects
+      G_μ_emp, and G_μ₀ ≥ G_μ_emp (G_μ falls as μ grows), so the run is G_μ_emp-DP;
+    * for q = 1 runs, whose curve is G_μ₀ exactly, the printed ε of G_μ_emp above ε_up (then μ_emp > μ₀: the same
+      rejection; checked on its own so that the verdict never contradicts that line whatever the rounding).
+
+    One union bound covers them all, whatever parameter (ε_emp, μ_emp) the data chose: for a guess count k, every
+    hypothesis H tested here is one the run satisfies (f′ ≤ f; (ε, δ) with ε ≥ ε_up; G_μ with μ ≥ μ₀), and a test
+    of H at level τ rejects only at counts c with P_H[at least c of the k guesses correct] ≤ τ. So "some test
+    rejects at k" lies within "at least c* correct", c* the smallest count any of them rejects at, and that
+    event has probability at most τ under the run (which satisfies the H that rejects at c*); the union over the
+    guess counts costs the confidence as before. Else ``consistent``. ``rejecting`` names the threshold of the
+    first test that rejects; the reason names that test."""
     from ..curves.accountant import epsilon_bracket
+    from ..curves.gaussian import GaussianCurve
     from .canaries import check_confidence
 
     if method not in METHODS:
@@ -810,6 +1171,7 @@ def audit_one_run(trade: Any | None, counts: Sequence[Any] | Guesses, *, method:
         "assumption": ASSUMPTION,
         "delta": fraction_text(delta),
     }
+    mu = gaussian_eps = None
     if method == "one-run":
         found = epsilon_one_run_lower(g, delta, level)
         report["empirical_epsilon_lower"] = _text(found.value) if found else "0"
@@ -820,25 +1182,50 @@ def audit_one_run(trade: Any | None, counts: Sequence[Any] | Guesses, *, method:
         report["strongest"] = _guess_json(g, found) if found else None
         mu = mu_one_run_fdp_lower(g, level)
         report["gdp_mu_lower"] = _text(mu.value) if mu else "0"
-        report["gaussian_epsilon_lower"] = _text(gaussian_epsilon_lower(mu.value, delta)) if mu and delta > 0 else None
+        gaussian_eps = gaussian_epsilon_lower(mu.value, delta) if mu and delta > 0 else None
+        report["gaussian_epsilon_lower"] = None if gaussian_eps is None else _text(gaussian_eps)
     if trade is None:
         report["verdict"] = None
         return report
     proven = epsilon_bracket(trade.curves, delta)
-    report["proven_epsilon"] = {"lower": _text(proven.lower), "upper": None if proven.upper is None
-                                else _text(proven.upper, "up")}
+    eps_up = None if proven.upper is None else _text(proven.upper, "up")
+    report["proven_epsilon"] = {"lower": _text(proven.lower), "upper": eps_up}
+    at = f"at level {fraction_text(level)} (confidence {fraction_text(confidence)}, Bonferroni)"
+    tests: list[tuple[Found, str]] = []  # (threshold, what it proves) of each test that rejects, in this order
     if method == "one-run":
+        against = f"({eps_up if eps_up is not None else 'inf'}, {fraction_text(delta)})-DP"
         hit = None if proven.upper is None else one_run_rejects(g, proven.upper, delta, level)
-        against = f"({_text(proven.upper, 'up') if proven.upper is not None else 'inf'}, {fraction_text(delta)})-DP"
+        if hit:
+            tests.append((hit, f"rejects {against} {at}"))
     else:
-        hull = hull_from_envelope(trade.f_lower)
-        hit = fdp_run_rejects(g, level, hull)
-        against = f"the certified trade-off envelope ({len(hull.xs)} vertices)"
-    report["rejecting"] = _guess_json(g, hit) if hit else None
-    report["verdict"] = "bug" if hit else "consistent"
-    report["verdict_reason"] = (
-        f"the threshold of rank {hit.index + 1} ({int(g.n_correct[hit.index])} of {int(g.n_guess[hit.index])} guesses "
-        f"correct) rejects {against} at level {fraction_text(level)} (confidence "
-        f"{fraction_text(confidence)}, Bonferroni): the implementation is not the mechanism it states" if hit else
-        f"no threshold rejects {against} at level {fraction_text(level)}")
+        hit, curve = deciding_rejects(trade, g, level)
+        against = curve.text()
+        if hit:
+            tests.append((hit, f"rejects {against} {at}"))
+    if found and proven.upper is not None and found.value > proven.upper:
+        emp = _text(found.value)
+        tests.append((found, f"rejects ({emp}, {fraction_text(delta)})-DP {at}, the printed empirical epsilon, while "
+                             f"the run is proven ({eps_up}, {fraction_text(delta)})-DP, hence ({emp}, "
+                             f"{fraction_text(delta)})-DP"))
+    run_mu = _run_mu(trade) if mu else None
+    if mu and run_mu is not None and run_mu[0](mu.value):
+        x = _text(mu.value)
+        tests.append((mu, f"rejects G_mu for mu = {x} {at}, the printed Gaussian-DP bound, while the run is proven "
+                          f"mu-GDP for {run_mu[1]}, hence mu-GDP for mu = {x}"))
+    elif (mu and gaussian_eps is not None and proven.upper is not None and gaussian_eps > proven.upper
+          and isinstance(trade.curves, GaussianCurve)):
+        x, e = _text(mu.value), _text(gaussian_eps)
+        tests.append((mu, f"rejects G_mu for mu = {x} {at}, whose epsilon at delta = {fraction_text(delta)} is >= {e}, "
+                          f"above the run's proven epsilon <= {eps_up}: the run's curve is G_mu for its own mu "
+                          "(q = 1), so its mu is below this one and it is G_mu-DP for this one"))
+    report["rejecting"] = _guess_json(g, tests[0][0]) if tests else None
+    report["verdict"] = "bug" if tests else "consistent"
+    if tests:
+        first = tests[0][0].index
+        report["verdict_reason"] = (
+            f"the threshold of rank {first + 1} ({int(g.n_correct[first])} of {int(g.n_guess[first])} guesses correct) "
+            f"{tests[0][1]}: the implementation is not the mechanism it states")
+    else:
+        # as reports before issue 39 wrote it (one-run: the same text; no printed bound exceeds: else it would be bug)
+        report["verdict_reason"] = f"no threshold rejects {against} at level {fraction_text(level)}"
     return report

@@ -1,5 +1,9 @@
 """Sealed one-run audit reports (``rdp-verify audit --canaries FILE --method one-run | one-run-fdp``; schema
-``one-run-audit-v1``) and their re-check.
+``one-run-audit-v2``) and their re-check.
+
+Version 2 (issue 39): the verdict is the conclusion of every test the report prints, and a one-run-fdp verdict is
+held against the run's exact curve (q = 1) or its refined (ε, δ) lines instead of a 231-vertex envelope. Version 1
+reports are refused by ``check`` in one line (run the audit again): their verdict rule is gone.
 
 A report records the run (or null: the empirical bounds alone), the attack's guesses at every threshold
 (``canaries.guesses``: the CSV ``guesses,correct``, one row per threshold in threshold order, with
@@ -33,8 +37,8 @@ __all__ = ["FORMAT", "FORMAT_VERSION", "SCHEMA", "POLICY", "one_run_report", "gu
            "recompute", "RUN_FPR"]
 
 FORMAT = "rdp_verify one-run audit"
-FORMAT_VERSION = 1
-SCHEMA = "one-run-audit-v1"
+FORMAT_VERSION = 2
+SCHEMA = "one-run-audit-v2"
 RUN_FPR = Fraction(1, 10**10)  # the run's curve is composed for this false-positive rate (its envelope's reach)
 
 

@@ -279,8 +279,6 @@ def test_a_forged_report_fails_its_check(capsys, tmp_path):
 
 @pytest.mark.parametrize("argv, message", [
     (["audit", "--method", "one-run", *QUARTER[:6]], "--method"),
-    (["audit", *QUARTER, "--method", "one-run", "--canaries", "examples/canaries-one-run-mu4.csv", "--plot", "p.png"],
-     "--plot goes with --method clopper-pearson"),
     (["audit", *QUARTER, "--method", "one-run", "--canaries", "examples/canaries-one-run-mu4.csv", "--confidence", "2"],
      "confidence 2 must lie strictly between 0 and 1"),
 ])
