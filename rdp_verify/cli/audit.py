@@ -219,6 +219,7 @@ def _cmd_event(ns: argparse.Namespace, run: Any) -> int:
     """A claim about a run with mechanisms beyond the SGM family: the event bracket decides (pld only)."""
     from fractions import Fraction
 
+    from ..audit.report import pld_verdict  # the one holds / violated / inconclusive rule of every audit
     from ..events.read import render
     from ..foundations.inputs import parse_epsilon
     from ..privacy_curve.certificate import NotPrivate, certify_event
@@ -235,14 +236,11 @@ def _cmd_event(ns: argparse.Namespace, run: Any) -> int:
         print("verdict: inconclusive (the run holds a non-private event)")
         return 1
     b = cert["epsilon"]
-    low, up = Fraction(b["lower"]), None if b["upper"] is None else Fraction(b["upper"])
-    if up is not None and up <= epsilon:
-        verdict, why = "holds", f"proven epsilon({ns.delta}) <= {b['upper']} <= reported {ns.epsilon}"
-    elif low > epsilon:
-        verdict, why = "violated", (f"proven epsilon({ns.delta}) >= {b['lower']} > reported {ns.epsilon}: the run is "
-                                    f"not ({ns.epsilon}, {ns.delta})-DP")
-    else:
-        verdict, why = "inconclusive", "the proven epsilon bracket contains the reported epsilon"
+    verdict = pld_verdict(Fraction(b["lower"]), None if b["upper"] is None else Fraction(b["upper"]), epsilon)
+    why = {"holds": f"proven epsilon({ns.delta}) <= {b['upper']} <= reported {ns.epsilon}",
+           "violated": f"proven epsilon({ns.delta}) >= {b['lower']} > reported {ns.epsilon}: the run is "
+                       f"not ({ns.epsilon}, {ns.delta})-DP",
+           "inconclusive": "the proven epsilon bracket contains the reported epsilon"}[verdict]
     print(f"  pld: epsilon in [{b['lower']}, {b['upper'] if b['upper'] is not None else 'inf'}] "
           f"({cert['method']}): {verdict}")
     print(f"verdict: {verdict} ({why})")
