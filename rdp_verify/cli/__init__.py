@@ -50,9 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    try:
-        ns = parser.parse_args(argv)
+    try:  # Ctrl-C anywhere, workers included (rdp_verify.foundations.parallel): one line, exit 130
+        ns = build_parser().parse_args(argv)
         check_outputs(ns)
         return ns.func(ns)
     except (UsageError, InputError) as exc:

@@ -9,7 +9,7 @@ import sys
 from typing import Any, Callable
 
 from ..foundations.inputs import SGM, parse_alphas, parse_dps, parse_q, parse_sigma
-from ..foundations.parallel import progress_map
+from ..foundations.parallel import progress_bar, progress_map
 from .common import UsageError, add_input, add_parallel_arguments, emit, split_list, workers
 
 __all__ = ["register"]
@@ -99,9 +99,11 @@ _OTHER_FORMATS = {
     "rdp_verify golden grid": "a golden grid file: compute its rows with rdp-verify golden --grid FILE --out DIR",
     "rdp_verify golden dataset": "the manifest of a golden dataset: verify the dataset with rdp-verify golden --verify DIR",
 }
-# Versions of checkable formats written before the format was sealed.
-_UNSEALED = {"rdp_verify audit": (1, 2), "rdp_verify rdp table": (1,)}
+# Versions of checkable formats written before the format was sealed, or whose rule was replaced since.
+_UNSEALED = {"rdp_verify audit": (1, 2), "rdp_verify rdp table": (1,), "rdp_verify one-run audit": (1,)}
 _RERUN = "which was written before the format was sealed and cannot be checked: run the command again for a sealed one"
+_SUPERSEDED = {("rdp_verify one-run audit", 1): "whose verdict was held against a coarse 231-vertex envelope, a rule "
+               "replaced in version 2 (issue 39): run the audit again for a checkable report"}
 
 
 def _is_rows(data: Any, keys: set[str]) -> bool:
@@ -150,7 +152,8 @@ def _not_checkable(data: Any, path: str) -> str | None:
         where = f"{path}{f' [{i}]' if isinstance(data, list) else ''}"
         kind = item.get("format") if isinstance(item, dict) else None
         if kind in known and item.get("format_version") in _UNSEALED[kind]:
-            return f"{where} is a {kind!r} file of format version {item['format_version']}, {_RERUN}"
+            why = _SUPERSEDED.get((kind, item["format_version"]), _RERUN)
+            return f"{where} is a {kind!r} file of format version {item['format_version']}, {why}"
         if kind in known:
             continue
         if isinstance(kind, str) and kind in _OTHER_FORMATS:
@@ -177,14 +180,16 @@ def _confirmed(certs: list[Any]) -> str:
     fields of these certificates re-derived from their own fields and those only recorded (patterns no field of
     theirs matches are not named)."""
     verified, derived, recorded, unclassified = 0, [], [], []
-    for cert in certs:
-        policy = _checks()[_format(cert)][1]
-        if policy is None:
-            unclassified.append(cert["format"])
-            continue
-        verified += policy.verified_count(cert)
-        derived += [p for p in policy.present(cert, policy.derived) if p not in derived]
-        recorded += [p for p in policy.present(cert, policy.not_verified) if p not in recorded]
+    with progress_bar(len(certs), "summarising", "cert") as bar:  # a long list takes a while here too
+        for cert in certs:
+            bar.update()
+            policy = _checks()[_format(cert)][1]
+            if policy is None:
+                unclassified.append(cert["format"])
+                continue
+            verified += policy.verified_count(cert)
+            derived += [p for p in policy.present(cert, policy.derived) if p not in derived]
+            recorded += [p for p in policy.present(cert, policy.not_verified) if p not in recorded]
     n = len(certs)
     nouns = {_NOUNS.get(_format(c), "certificate") for c in certs}
     noun = nouns.pop() if len(nouns) == 1 else "sealed file"
@@ -200,6 +205,18 @@ def _confirmed(certs: list[Any]) -> str:
     return text
 
 
+class _Tally:
+    """What the bar of ``check`` on a list says after each certificate as it comes (a terminal only): its index and
+    verdict, and how many failed so far."""
+
+    def __init__(self) -> None:
+        self.failed = 0
+
+    def __call__(self, i: int, problems: list[str]) -> str:
+        self.failed += bool(problems)
+        return f"[{i}] {'FAILED' if problems else 'confirmed'}" + (f", {self.failed} failed" if self.failed else "")
+
+
 def cmd_check(ns: argparse.Namespace) -> int:
     from ..certificates.certificate import load
 
@@ -211,7 +228,7 @@ def cmd_check(ns: argparse.Namespace) -> int:
     if refused is not None:
         raise UsageError(refused)
     failures = []
-    for i, cert in enumerate(progress_map(_check_any, certs, workers(ns), "checking")):
+    for i, cert in enumerate(progress_map(_check_any, certs, workers(ns), "checking", "cert", _Tally())):
         label = f"[{i}] " if isinstance(data, list) else ""
         failures += [f"{label}{problem}" for problem in cert]
     if failures:

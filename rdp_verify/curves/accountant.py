@@ -78,7 +78,7 @@ from .gaussian import GaussianCurve, is_gaussian_run
 from .options import DEFAULT_TOLERANCE, DELTA_MIN
 from .per_epoch import PerEpochBounds, is_per_epoch_run
 
-__all__ = ["DIRECTIONS", "Settings", "Curves", "Bracket", "Leaf", "compose_run",
+__all__ = ["DIRECTIONS", "Settings", "Curves", "Bracket", "Leaf", "Progress", "compose_run",
            "delta_bracket", "epsilon_bracket", "bracket", "check_run", "default_settings", "forget_kept", "initial_step",
            "method_of"]
 
@@ -114,7 +114,11 @@ class Leaf(Protocol):
     leaf may name a ``grid_unit()``, a loss it is exact at when that is a grid point (a run of leaves only then takes
     grid steps dividing it: :func:`aligned`). A leaf may also have ``self_composed(uses)``: a leaf standing for that many uses, whose PLDs
     are the composed law's rounded once (exact for randomized response:
-    :class:`rdp_verify.mechanisms.finite_composition.SelfComposed`), or None; the run then composes it once."""
+    :class:`rdp_verify.mechanisms.finite_composition.SelfComposed`), or None; the run then composes it once. A leaf
+    whose two ends bracket different pairs (a dominating and a dominated one that differ, as the fixed-size
+    replace-one steps) says ``structural = True``: :func:`bracket` then stops refining once a finer grid no longer
+    narrows the bracket (truncated Poisson sampling:
+    :class:`rdp_verify.mechanisms.truncated_sampled_gaussian.TruncatedSampledGaussian`)."""
 
     def plds(self, h: Fraction, bits: int, tail: Fraction) -> dict[tuple[str, str], PLD]: ...
 
@@ -369,6 +373,9 @@ def _delta_steering(phases: Sequence[Phase], epsilon: Fraction, tail: Fraction) 
 
 
 Mapper = Callable[[Callable[[Any], Any], list[Any]], Iterable[Any]]
+# Told how the work goes, for a caller to show (the command line's progress bar): one dict per stage, plain data.
+# It computes nothing and its return value is ignored: the brackets are the same with or without it.
+Progress = Callable[[dict[str, Any]], None]
 
 
 def _discretize_step(args: tuple[str, Fraction, Fraction, Settings]) -> StepPLD:
@@ -423,11 +430,13 @@ def forget_kept() -> None:
 
 
 def compose_run(phases: Sequence[Phase], settings: Settings, mapper: Mapper = map,
-                leaves: Sequence[tuple[Leaf, int]] = ()) -> Curves:
+                leaves: Sequence[tuple[Leaf, int]] = (), progress: Progress | None = None) -> Curves:
     """Discretise every phase's step; the compositions follow on first use (:meth:`Curves.pld`).
 
     ``mapper(fn, items)`` may discretise the distinct steps in parallel (the CLI passes
     :func:`rdp_verify.foundations.parallel.progress_map` on its pool); the result is the same.
+    ``progress`` (:data:`Progress`), if given, hears ``{"stage": "leaf", "leaf": i, "leaves": n, "mechanism":
+    name}`` before the i-th (from 1) of the n distinct leaves is discretised.
     """
     phases, leaves = check_run(phases, leaves), tuple(leaves)
     start = time.perf_counter()
@@ -440,7 +449,13 @@ def compose_run(phases: Sequence[Phase], settings: Settings, mapper: Mapper = ma
         _keep(_STEPS, t, found[t], len(found[t].remove_upper), _STEPS_KEPT, _STEPS_POINTS)
     steps = [found[t] for t in tasks]
     factors = folded(leaves)
-    leaf_plds = tuple(_leaf_plds(leaf, settings) for leaf, _ in factors)
+
+    def leaf_plds_of(i: int, leaf: Leaf) -> dict[tuple[str, str], PLD]:
+        if progress is not None:
+            progress({"stage": "leaf", "leaf": i, "leaves": len(factors), "mechanism": type(leaf).__name__})
+        return _leaf_plds(leaf, settings)
+
+    leaf_plds = tuple(leaf_plds_of(i, leaf) for i, (leaf, _) in enumerate(factors, 1))
     budget = Budget(int(settings.truncation * 2 ** settings.bits), total_steps(phases, leaves),
                     products_needed([p.steps for p in merged(phases)] + [count for _, count in factors]),
                     settings.max_length)
@@ -559,7 +574,7 @@ def _next_rung(width: float) -> Fraction:
 def bracket(phases: Sequence[Phase], *, delta: Fraction | None = None, epsilon: Fraction | None = None,
             tolerance: Fraction = DEFAULT_TOLERANCE, settings: Settings | None = None, mapper: Mapper = map,
             coarsen: int = 1, tighten: Callable[[Bracket], Fraction | None] | None = None,
-            leaves: Sequence[tuple[Leaf, int]] = ()) -> Bracket:
+            leaves: Sequence[tuple[Leaf, int]] = (), progress: Progress | None = None) -> Bracket:
     """Proven bracket of ε(δ) (given ``delta``) or of δ(ε) (given ``epsilon``) for the run.
 
     A run with q = 1 in every phase is bracketed in closed form. Otherwise, with ``settings`` the curve
@@ -575,7 +590,11 @@ def bracket(phases: Sequence[Phase], *, delta: Fraction | None = None, epsilon: 
     already tried: an audit narrows a bracket that contains the claim this way); None stops. ``leaves`` are other
     mechanisms composed with the phases (:class:`Leaf`); most have their losses rounded to the grid (first order in
     h), so with a first-order leaf (:func:`order_of`) each refinement shrinks h in proportion to the width instead of
-    its square root.
+    its square root. ``progress`` (:data:`Progress`), if given, hears each grid as it goes: ``{"stage": "grid",
+    "grid": n, "grid_step": h, "best_width": w}`` before the n-th grid is discretised (w the relative width of the
+    tightest bracket so far, None before the first), the leaves of :func:`compose_run`, ``{"stage": "composing",
+    "grid": n, "grid_step": h}`` before the compositions and their roots, and ``{"stage": "width", "grid": n,
+    "grid_step": h, "relative_width": w}`` once the n-th grid's bracket is known.
     """
     phases, leaves = check_run(phases, leaves), tuple(leaves)
     if (delta is None) == (epsilon is None):
@@ -589,9 +608,17 @@ def bracket(phases: Sequence[Phase], *, delta: Fraction | None = None, epsilon: 
         curve = GaussianCurve(phases) if is_gaussian_run(phases) else PerEpochBounds(phases)
         return epsilon_bracket(curve, delta) if delta is not None else delta_bracket(curve, epsilon)
 
-    def evaluate(s: Settings) -> Bracket:
-        curves = compose_run(phases, s, mapper, leaves)
-        return epsilon_bracket(curves, delta) if delta is not None else delta_bracket(curves, epsilon)
+    def tell(stage: str, grid: int, s: Settings, **fields: Any) -> None:
+        if progress is not None:
+            progress({"stage": stage, "grid": grid, "grid_step": s.grid_step, **fields})
+
+    def evaluate(s: Settings, grid: int = 1, best_width: float | None = None) -> Bracket:
+        tell("grid", grid, s, best_width=best_width)
+        curves = compose_run(phases, s, mapper, leaves, progress)
+        tell("composing", grid, s)
+        result = epsilon_bracket(curves, delta) if delta is not None else delta_bracket(curves, epsilon)
+        tell("width", grid, s, relative_width=_relative_width(result))
+        return result
 
     if settings is not None:
         return evaluate(settings)
@@ -611,11 +638,12 @@ def bracket(phases: Sequence[Phase], *, delta: Fraction | None = None, epsilon: 
         h = _nice_below(float(h) * factor) if factor < 1 else h
     history: list[dict[str, Any]] = []
     best: Bracket | None = None
-    structural = any(step_key(p)[0] == "fixed-replace-one" for p in phases)
+    structural = (any(step_key(p)[0] == "fixed-replace-one" for p in phases)
+                  or any(getattr(leaf, "structural", False) for leaf, _ in leaves))
     collapsed = 0
     for attempt in range(MAX_REFINEMENTS + 1):
         s = default_settings(phases, h, scale, rung, leaves)
-        result = evaluate(s)
+        result = evaluate(s, attempt + 1, None if best is None else _relative_width(best))
         width = _relative_width(result)
         history.append({"grid_step": h, "relative_width": width, "seconds": round(result.curves.seconds, 3),
                         "composed_length": result.curves.longest()})
@@ -640,7 +668,7 @@ def bracket(phases: Sequence[Phase], *, delta: Fraction | None = None, epsilon: 
         if tol is None:
             break
         if structural and width > 0.75 * previous:
-            break  # fixed-size replace-one: the width is the gap between two different pairs, not the grid's
+            break  # fixed-size replace-one, structural leaves: the width is the gap between two pairs, not the grid's
         # width ∝ h² once the grid resolves the curve; a very wide bracket is not there yet: a quarter of h, and
         # after two such grids in a row the lower end is out of reach of any grid that fits
         collapsed = collapsed + 1 if width >= 0.5 else 0

@@ -36,6 +36,7 @@ from ..curves.accountant import (
     DEFAULT_TOLERANCE,
     DIRECTIONS,
     Bracket,
+    Progress,
     Settings,
     bracket,
     delta_bracket,
@@ -116,15 +117,17 @@ def _check_relation(relation: Any) -> NeighboringRelation:
 
 
 def event_bracket(run: Run, *, delta: Fraction | None = None, epsilon: Fraction | None = None,
-                  tolerance: Fraction = DEFAULT_TOLERANCE, settings: Settings | None = None) -> Bracket:
-    """The proven bracket of ε(δ) or δ(ε) for a resolved run; :class:`NotPrivate` for a non-private one."""
+                  tolerance: Fraction = DEFAULT_TOLERANCE, settings: Settings | None = None,
+                  progress: Progress | None = None) -> Bracket:
+    """The proven bracket of ε(δ) or δ(ε) for a resolved run; :class:`NotPrivate` for a non-private one.
+    ``progress`` hears how the grids go (:func:`rdp_verify.curves.accountant.bracket`); it changes nothing."""
     if run.non_private:
         raise NotPrivate(f"{render(run.event)} holds a non-private event (a NonPrivateDpEvent or a zero noise "
                          "parameter): no finite epsilon is proven (inf is exact for one applied to the whole dataset)")
     if run.empty:
         raise InputError(f"{render(run.event)} releases nothing about the data: there is no privacy loss to bound")
     return bracket(run.phases, delta=delta, epsilon=epsilon, tolerance=tolerance, settings=settings,
-                   leaves=run.leaves)
+                   leaves=run.leaves, progress=progress)
 
 
 def _exact_delta(run: Run, point: Fraction) -> tuple[str, list[arb]] | None:
@@ -283,13 +286,17 @@ def _verdict(quantity: str, printed: dict[str, Any], cross: dict[str, Any], meth
 
 def certify_event(event: DpEvent, relation: Any = None, *, delta: Fraction | None = None,
                   epsilon: Fraction | None = None, tolerance: Fraction = DEFAULT_TOLERANCE,
-                  settings: Settings | None = None) -> dict[str, Any]:
+                  settings: Settings | None = None, progress: Progress | None = None) -> dict[str, Any]:
     """The sealed certificate of a run with other mechanisms than the SGM family (a Gaussian-family run gets the
-    privacy-curve certificate of :mod:`rdp_verify.curves.certificate` from ``rdp-verify dp``)."""
+    privacy-curve certificate of :mod:`rdp_verify.curves.certificate` from ``rdp-verify dp``). ``progress``: see
+    :func:`event_bracket`, then ``{"stage": "cross-check"}`` before the certificate's cross-check."""
     run = resolve(event, relation)
     if run.zcdp is not None:
         return certificate_of_zcdp(run, delta=delta, epsilon=epsilon, tolerance=tolerance)
-    result = event_bracket(run, delta=delta, epsilon=epsilon, tolerance=tolerance, settings=settings)
+    result = event_bracket(run, delta=delta, epsilon=epsilon, tolerance=tolerance, settings=settings,
+                           progress=progress)
+    if progress is not None:
+        progress({"stage": "cross-check"})
     return certificate_of_event(run, result, delta=delta, epsilon=epsilon, tolerance=tolerance)
 
 

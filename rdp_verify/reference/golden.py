@@ -81,4 +81,4 @@ def row(sgm: SGM) -> str:
 
 def build(jobs: int | Pool = 1) -> str:
     """The whole file as text (rows in grid order, whatever ``jobs``: processes, or a ``Pool``)."""
-    return header() + "".join(progress_map(row, GRID.points(), jobs, "golden rows"))
+    return header() + "".join(progress_map(row, GRID.points(), jobs, "golden rows", "row"))

@@ -141,7 +141,7 @@ def row(point: Point) -> str:
 
 def build(jobs=1) -> str:
     """The whole file as text (rows in grid order, whatever ``jobs`` is)."""
-    return header() + "".join(progress_map(row, points(), jobs, "golden (epsilon, delta) rows"))
+    return header() + "".join(progress_map(row, points(), jobs, "golden (epsilon, delta) rows", "row"))
 
 
 def parse_rows(text: str) -> list[tuple[Phase, Fraction, Fraction, Fraction]]:

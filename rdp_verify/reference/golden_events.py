@@ -219,7 +219,7 @@ def row(point: Point) -> str:
 
 def build(jobs: int | Pool = 1) -> str:
     """The whole file as text (rows in :func:`points` order, whatever ``jobs`` is)."""
-    return header() + "".join(progress_map(row, points(), jobs, "golden event rows"))
+    return header() + "".join(progress_map(row, points(), jobs, "golden event rows", "row"))
 
 
 def parse_rows(text: str) -> list[EventRow]:
