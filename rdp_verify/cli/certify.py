@@ -219,8 +219,10 @@ class _Tally:
 
 def cmd_check(ns: argparse.Namespace) -> int:
     from ..certificates.certificate import load
+    from ..foundations.parallel import ticking
 
-    data = load(ns.file)
+    with progress_bar(None, f"reading {ns.file}", bar_format="{desc} [{elapsed}]") as bar, ticking(bar):
+        data = load(ns.file)  # a list of 50,000 certificates takes a while to parse: the clock moves meanwhile
     certs = data if isinstance(data, list) else [data]
     if not certs:
         raise UsageError(f"{ns.file} holds an empty list")

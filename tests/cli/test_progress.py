@@ -105,6 +105,7 @@ def test_check_of_a_list_reports_each_certificate(terminal, capsys, tmp_path):
     screen.seek(0), screen.truncate()
     assert main(["check", str(tmp_path / "bad.json")]) == 1
     drawn = lines(screen)  # tqdm draws at most every 0.1 s: each valid one takes longer
+    assert any(line.startswith(f"reading {tmp_path}") for line in drawn)  # parsing a long list, before the checks
     assert any(line.startswith("checking:") and "1/3" in line and "cert/s, [0] confirmed]" in line for line in drawn)
     assert any(line.startswith("checking:") and "3/3" in line and "[2] confirmed, 1 failed]" in line for line in drawn)
     assert capsys.readouterr().out.startswith(f"{tmp_path / 'bad.json'}: FAILED [1] ")
