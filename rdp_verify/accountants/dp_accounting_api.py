@@ -16,11 +16,12 @@ run by ``DpEvent`` objects and asks an accountant to ``compose`` them, then ``ge
 
 and, through the event tree (:mod:`rdp_verify.privacy_curve.table`), every other mechanism with a proven bracket:
 ``LaplaceDpEvent``, ``DiscreteLaplaceDpEvent``, ``RandomizedResponseDpEvent``, ``MixtureOfGaussiansDpEvent``,
-a Poisson-sampled Laplace, ``SingleEpochTreeAggregationDpEvent``, in any composition with the DP-SGD steps
-(answered by :func:`rdp_verify.privacy_curve.certificate.certify_event`). ``NonPrivateDpEvent`` (or a zero noise
-parameter) is accepted and answered honestly: ``get_epsilon`` is inf, ``get_delta`` 1. What has no proven
-bracket (``ZCDpEvent`` in a tree, truncated or repeated mechanisms, sampling with replacement, ...) is not
-supported: ``supports`` says False and ``compose`` raises ``UnsupportedEventError``.
+a Poisson-sampled Laplace, ``SingleEpochTreeAggregationDpEvent``, ``TruncatedSubsampledGaussianDpEvent`` (a
+Poisson-sampled Gaussian step when truncated_batch_size ≥ dataset_size: no batch can be truncated), in any
+composition with the DP-SGD steps (answered by :func:`rdp_verify.privacy_curve.certificate.certify_event`).
+``NonPrivateDpEvent`` (or a zero noise parameter) is accepted and answered honestly: ``get_epsilon`` is inf,
+``get_delta`` 1. What has no proven bracket (``ZCDpEvent`` in a tree, repeated mechanisms, sampling with
+replacement, ...) is not supported: ``supports`` says False and ``compose`` raises ``UnsupportedEventError``.
 
 **Neighbouring relations.** ``ADD_OR_REMOVE_ONE`` (the default; both directions) and ``REPLACE_ONE``.
 Under ``REPLACE_ONE`` σ is read as dp_accounting's PLD accountant reads it: every record's contribution
@@ -47,6 +48,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..curves.accountant import DEFAULT_TOLERANCE
+from ..events.flatten import TRUNCATED
 from ..foundations.decimals import float_rounded
 from ..foundations.inputs import InputError, check_delta, check_epsilon, check_q, check_run_sigma, check_tolerance
 from ..foundations.run import Phase
@@ -127,6 +129,16 @@ class CertifiedPldAccountant:
             if exact_number(q, "sampling_probability") == 0:  # releases nothing about the data
                 return []
             return [Phase(checked(check_q, q, "sampling_probability"), self._sigma(event.event), count,
+                          neighbours=self._neighbours)]
+        if name == "TruncatedSubsampledGaussianDpEvent":  # a phase only when no batch can be truncated (B ≥ N)
+            n = self._count(getattr(event, "dataset_size", None))
+            b = self._count(getattr(event, "truncated_batch_size", None))
+            q = getattr(event, "sampling_probability", None)
+            if exact_number(q, "sampling_probability") == 0:
+                return []
+            if b < n:
+                raise _unsupported(TRUNCATED)
+            return [Phase(checked(check_q, q, "sampling_probability"), self._sigma(event), count,
                           neighbours=self._neighbours)]
         if name == "SampledWithoutReplacementDpEvent":
             if _name(event.event) != "GaussianDpEvent":

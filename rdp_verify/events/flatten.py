@@ -14,12 +14,15 @@ possibly inside **one** sampling wrapper, and how many times it is applied in a 
   wrapper drops out), and Poisson sampling of a Poisson sample is one Poisson sample at the product of the rates
   (independent thinning);
 * ``RepeatAndSelectDpEvent``, ``TruncatedSubsampledGaussianDpEvent`` and ``UnsupportedDpEvent`` are leaves
-  (kept whole: the first repeats its event a random number of times, which is not a composition; the caller
-  decides what it supports).
+  (kept whole: the first repeats its event a random number of times, which is not a composition; the second is a
+  mechanism with its sampling built in, bracketed by :mod:`rdp_verify.privacy_curve.table`; the caller decides what
+  it supports).
 
 :func:`to_phases` is the run as :class:`~rdp_verify.foundations.run.Phase` objects exactly as
 ``CertifiedPldAccountant._phases`` of :mod:`rdp_verify.accountants.dp_accounting_api` makes them (the Gaussian
-family; same order, same merging, same refusals with the same messages); :func:`phases_to_event` is the way back.
+family, and a ``TruncatedSubsampledGaussianDpEvent`` that can never truncate, truncated_batch_size ≥ dataset_size:
+the Poisson-sampled Gaussian; same order, same merging, same refusals with the same messages);
+:func:`phases_to_event` is the way back.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ from .model import (
     SampledWithReplacementDpEvent,
     SelfComposedDpEvent,
     ShuffledDpEvent,
+    TruncatedSubsampledGaussianDpEvent,
     UnsupportedEvent,
 )
 
@@ -149,7 +153,11 @@ def _neighbours(relation: Any) -> str:
     return NEIGHBOURS[rel]
 
 
-def _sigma(event: GaussianDpEvent) -> Fraction:
+TRUNCATED = ("TruncatedSubsampledGaussianDpEvent with truncated_batch_size < dataset_size is not a phase: its batches "
+             "can be truncated (rdp_verify.privacy_curve.table brackets it)")
+
+
+def _sigma(event: GaussianDpEvent | TruncatedSubsampledGaussianDpEvent) -> Fraction:
     return check_run_sigma(event.noise_multiplier, "noise_multiplier")
 
 
@@ -169,6 +177,13 @@ def _phases(event: DpEvent, count: int, neighbours: str) -> list[Phase]:
         if event.sampling_probability == 0:  # releases nothing about the data
             return []
         return [Phase(check_q(event.sampling_probability, "sampling_probability"), _sigma(event.event), count,
+                      neighbours=neighbours)]
+    if isinstance(event, TruncatedSubsampledGaussianDpEvent):
+        if event.sampling_probability == 0:  # releases nothing about the data
+            return []
+        if event.truncated_batch_size < event.dataset_size:
+            raise UnsupportedEvent(TRUNCATED)
+        return [Phase(check_q(event.sampling_probability, "sampling_probability"), _sigma(event), count,
                       neighbours=neighbours)]
     if isinstance(event, SampledWithoutReplacementDpEvent):
         if not isinstance(event.event, GaussianDpEvent):
@@ -201,7 +216,8 @@ def to_phases(event: DpEvent, relation: Any = NeighboringRelation.ADD_OR_REMOVE_
     """The run as phases, exactly as ``CertifiedPldAccountant(relation)._phases(event, 1)`` makes them: a Gaussian
     is a phase at q = 1, a Poisson-sampled Gaussian a phase at its q (none at q = 0), a Gaussian on fixed-size
     batches (under ``REPLACE_ONE`` only) a ``fixed`` phase (none for batches of 0), the per-epoch extensions
-    ``shuffle``/``balls-in-bins`` phases; ``n x e`` multiplies step counts and a composition concatenates, without
+    ``shuffle``/``balls-in-bins`` phases, a truncated Poisson sample that can never be truncated (B ≥ N) a phase
+    at its q; ``n x e`` multiplies step counts and a composition concatenates, without
     merging. Everything else is refused (:class:`~rdp_verify.events.model.UnsupportedEvent`, or
     :class:`~rdp_verify.foundations.inputs.InputError` for a value outside the run domain), with ``_phases``'s
     message. ``relation``: :class:`~rdp_verify.events.model.NeighboringRelation`, dp_accounting's, or its name;

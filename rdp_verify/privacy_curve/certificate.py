@@ -14,7 +14,9 @@ Meiser & Mohammadi 2018 (CCS) / Koskela, Jälkö, Honkela 2020 (AISTATS) for the
 relation, the grid settings, the proven bracket per direction and the proofs by component. Its cross-check is
 independent where one exists: a run that is one mechanism used once is held against that mechanism's exact δ at
 the check point (the Neyman–Pearson region in Arb, :meth:`~rdp_verify.mechanisms.rounding.Mechanism.hockey_stick`,
-which never uses a grid), and a composition of finite-outcome mechanisms alone (randomized response) against its
+which never uses a grid; for truncated sampling, whose exact δ lies between a dominated and a dominating pair, the
+enclosure between their exact δ, named by the leaf's ``cross_check_method``), and a composition of finite-outcome
+mechanisms alone (randomized response) against its
 exact δ by enumerating the composed outcome counts (:mod:`rdp_verify.mechanisms.finite_composition`, up to
 :data:`~rdp_verify.mechanisms.finite_composition.MAX_TERMS` count vectors); otherwise the cross-check says it has
 none, and the verdict follows the proof alone.
@@ -63,6 +65,8 @@ from ..foundations.inputs import InputError, Refused, check_alpha, check_toleran
 from ..mechanisms.finite_composition import MAX_TERMS, composed_delta, outcome_count
 from ..mechanisms.laplace import Laplace
 from ..mechanisms.rounding import MAX_POINTS
+from ..mechanisms.truncated_sampled_gaussian import PROOF as TRUNCATED_PROOF
+from ..mechanisms.truncated_sampled_gaussian import TruncatedSampledGaussian
 from .table import Run, resolve
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "SCHEMA", "NotPrivate", "event_bracket", "certify_event",
@@ -109,6 +113,8 @@ def _proofs(run: Run) -> dict[str, str]:
         extra["finite compositions"] = FINITE_PROOF
     if any(isinstance(leaf, Laplace) for leaf, _ in run.leaves):
         extra["laplace"] = LAPLACE_PROOF
+    if any(isinstance(leaf, TruncatedSampledGaussian) for leaf, _ in run.leaves):
+        extra["truncated sampling"] = TRUNCATED_PROOF
     return {**PROOFS, **extra}
 
 
@@ -138,8 +144,8 @@ def _exact_delta(run: Run, point: Fraction) -> tuple[str, list[arb]] | None:
         return None
     if len(run.leaves) == 1 and run.leaves[0][1] == 1:
         leaf = run.leaves[0][0]
-        return ("exact hockey-stick divergence (Neyman-Pearson region, Arb)",
-                [leaf.hockey_stick(point, PRECISION, d) for d in DIRECTIONS])
+        method = getattr(leaf, "cross_check_method", "exact hockey-stick divergence (Neyman-Pearson region, Arb)")
+        return method, [leaf.hockey_stick(point, PRECISION, d) for d in DIRECTIONS]
     masses = [leaf.finite_masses() for leaf, _ in run.leaves]
     if any(m is None for m in masses):
         return None

@@ -49,8 +49,8 @@ mechanisms are arbitrary functions of the data, as every lower end of :mod:`rdp_
 
 **Refused by name** (:class:`~rdp_verify.events.model.UnsupportedEvent`, one line): what :func:`resolve` refuses, and
 beyond it: the mixture of Gaussians (the add direction puts the mixture in the denominator: no finite sum or closed
-form here), Poisson-sampled Laplace (no proven Rényi bound here; dp_accounting's RDP accountant refuses it too),
-fixed-size batches (dp_accounting's RDP accountant uses Wang, Balle, Kasiviswanathan 2019, not re-proven here),
+form here), Poisson-sampled Laplace and truncated Poisson sampling with B < N (no proven Rényi bound here;
+dp_accounting's RDP accountant refuses both), fixed-size batches (dp_accounting's RDP accountant uses Wang, Balle, Kasiviswanathan 2019, not re-proven here),
 per-epoch samplers (an epoch's steps are not independent uses), and ZCDpEvent under sampling.
 
 **Rounding.** Each component's value is an Arb ball from exact rational inputs (or an exact rational), its precision
@@ -196,6 +196,9 @@ def _leaf_part(leaf: Any, count: int) -> tuple[Part, Any]:
                                "brackets its privacy curve)"),
         "SampledLaplace": ("PoissonSampledDpEvent of a LaplaceDpEvent has no proven Renyi DP here (dp_accounting's RDP "
                            "accountant refuses it too; rdp-verify dp --event brackets its privacy curve)"),
+        "TruncatedSampledGaussian": ("TruncatedSubsampledGaussianDpEvent has no proven Renyi DP here (dp_accounting's "
+                                     "RDP accountant refuses it too; rdp-verify dp --event brackets its privacy "
+                                     "curve)"),
     }
     name = type(leaf).__name__
     raise UnsupportedEvent(reasons.get(name, f"{name} has no proven Renyi DP here"))

@@ -22,6 +22,9 @@ fixed-size sampled Gaussian, shuffled, balls-in-bins)  and :func:`rdp_verify.cur
 ``DiscreteLaplaceDpEvent(a, s)``                       :class:`~rdp_verify.mechanisms.discrete_laplace.DiscreteLaplace`
 ``DiscreteGaussianDpEvent(σ, s)`` (our extension)      :class:`~rdp_verify.mechanisms.discrete_gaussian.DiscreteGaussian`
 ``MixtureOfGaussiansDpEvent``                          :class:`~rdp_verify.mechanisms.mixture_of_gaussians.MixtureOfGaussians`
+``TruncatedSubsampledGaussianDpEvent(N, q, B, σ)``     :class:`~rdp_verify.mechanisms.truncated_sampled_gaussian.TruncatedSampledGaussian`
+                                                       (a mixture of two sampled-Gaussian pairs, every relation); with
+                                                       B ≥ N (never truncated) the Poisson-sampled Gaussian's phase
 ``RandomizedResponseDpEvent(p, k)``                    :class:`~rdp_verify.mechanisms.randomized_response.RandomizedResponse`,
                                                        ``REPLACE_ONE`` / ``REPLACE_SPECIAL`` only (as dp_accounting)
 ``NonPrivateDpEvent`` (or a zero noise parameter)      not private: ε = ∞ at every δ < 1, never a number
@@ -30,12 +33,12 @@ fixed-size sampled Gaussian, shuffled, balls-in-bins)  and :func:`rdp_verify.cur
 Relations follow dp_accounting 0.6's PLD accountant (``pld_privacy_accountant._maybe_compose``): Laplace, discrete
 Laplace (and the discrete Gaussian, as its discrete sibling), mixtures and sampled Laplace under ``ADD_OR_REMOVE_ONE`` or ``REPLACE_SPECIAL`` (refused under
 ``REPLACE_ONE``, as there), randomized response under ``REPLACE_ONE`` or ``REPLACE_SPECIAL``, tree aggregation under
-``REPLACE_SPECIAL`` (as its RDP accountant). ``REPLACE_SPECIAL`` (a record replaced by a special record, e.g. the zero
+``REPLACE_SPECIAL`` (as its RDP accountant), truncated Poisson sampling under all three. ``REPLACE_SPECIAL`` (a record replaced by a special record, e.g. the zero
 record, relative to which the sensitivity is measured; arXiv 2103.00039, Definition 1.1) has the add/remove pairs of
 every mechanism here: both orders of (mechanism at the record, mechanism at the special record) are bracketed.
 A run of ``ZCDpEvent`` alone is its summed (ξ, ρ) (:mod:`rdp_verify.privacy_curve.zcdp`: an upper end only).
 Refused by name: ``ZCDpEvent`` beside other mechanisms (an abstract guarantee has no privacy-loss distribution),
-``TruncatedSubsampledGaussianDpEvent``, ``RepeatAndSelectDpEvent``,
+``RepeatAndSelectDpEvent``,
 ``SampledWithReplacementDpEvent``, sampling of anything but the Gaussian (fixed-size) or the Gaussian and Laplace
 (Poisson), per-epoch samplers mixed with other mechanisms, and ``UnsupportedDpEvent``.
 """
@@ -62,10 +65,11 @@ from ..events.model import (
     SampledWithoutReplacementDpEvent,
     ShuffledDpEvent,
     SingleEpochTreeAggregationDpEvent,
+    TruncatedSubsampledGaussianDpEvent,
     UnsupportedEvent,
     ZCDpEvent,
 )
-from ..foundations.inputs import check_run_sigma
+from ..foundations.inputs import check_q, check_run_sigma
 from ..foundations.run import Phase
 from ..mechanisms.discrete_gaussian import DiscreteGaussian
 from ..mechanisms.discrete_laplace import DiscreteLaplace
@@ -75,6 +79,7 @@ from ..mechanisms.mixture_of_gaussians import MixtureOfGaussians
 from ..mechanisms.randomized_response import RandomizedResponse
 from ..mechanisms.rounding import Mechanism
 from ..mechanisms.sampled_laplace import SampledLaplace
+from ..mechanisms.truncated_sampled_gaussian import TruncatedSampledGaussian
 
 __all__ = ["Run", "resolve", "supported"]
 
@@ -109,6 +114,8 @@ def _need(relation: NeighboringRelation, allowed: tuple[NeighboringRelation, ...
 
 def _zero_noise(mechanism: DpEvent) -> bool:
     """A noise parameter of 0 releases the data itself (dp_accounting: a non-private event)."""
+    if isinstance(mechanism, TruncatedSubsampledGaussianDpEvent) and mechanism.sampling_probability == 0:
+        return False  # no record is ever sampled: the noise does not matter (dp_accounting's accountant skips it)
     for name in ("noise_multiplier", "noise_parameter", "standard_deviation"):
         value = getattr(mechanism, name, None)
         if value is not None and value == 0:
@@ -175,6 +182,8 @@ def _leaf(c: Component, relation: NeighboringRelation) -> tuple[Phase | None, tu
             return None, None  # the same law on both datasets: releases nothing
         return None, (MixtureOfGaussians(m.standard_deviation, tuple(m.sensitivities), tuple(m.sampling_probs)),
                       c.count)
+    if isinstance(m, TruncatedSubsampledGaussianDpEvent):
+        return _truncated(m, c.count, relation)
     if isinstance(m, RandomizedResponseDpEvent):
         _need(relation, (R.REPLACE_ONE, R.REPLACE_SPECIAL), "RandomizedResponseDpEvent")
         if m.num_buckets == 1:
@@ -183,10 +192,26 @@ def _leaf(c: Component, relation: NeighboringRelation) -> tuple[Phase | None, tu
         return None, (RandomizedResponse(m.noise_parameter, m.num_buckets, neighbours), c.count)
     reasons = {"ZCDpEvent": "an abstract zCDP guarantee has no privacy-loss distribution to compose (alone, "
                             "rdp-verify cdp converts it)",
-               "TruncatedSubsampledGaussianDpEvent": "no proven bound for truncated batches here",
                "RepeatAndSelectDpEvent": "a random number of repetitions is not a composition: no proven bound here",
                "UnsupportedDpEvent": "dp_accounting's own marker of an event nobody can account for"}
     raise UnsupportedEvent(f"{m.name} is not supported: {reasons.get(m.name, 'no proven bound for it')}")
+
+
+def _truncated(m: TruncatedSubsampledGaussianDpEvent, count: int,
+               relation: NeighboringRelation) -> tuple[Phase | None, tuple[Mechanism, int] | None]:
+    """Truncated Poisson sampling: nothing at q = 0; the Poisson-sampled Gaussian's phase when no batch can be
+    truncated (B ≥ N: at most N records on either side); else the mixture leaf
+    (:mod:`rdp_verify.mechanisms.truncated_sampled_gaussian`), dataset_size the size of the dataset holding the
+    record (under ADD_OR_REMOVE_ONE the larger neighbour, as dp_accounting reads it)."""
+    if m.sampling_probability == 0:
+        return None, None  # releases nothing about the data (whatever the noise: dp_accounting skips it too)
+    q, sigma = check_q(m.sampling_probability, "sampling_probability"), check_run_sigma(m.noise_multiplier,
+                                                                                          "noise_multiplier")
+    neighbours = {R.ADD_OR_REMOVE_ONE: "add-remove", R.REPLACE_ONE: "replace-one"}.get(relation, "replace-special")
+    if m.truncated_batch_size >= m.dataset_size:
+        return Phase(q, sigma, count,
+                     neighbours="replace-one" if neighbours == "replace-one" else "add-remove"), None
+    return None, (TruncatedSampledGaussian(m.dataset_size, q, m.truncated_batch_size, sigma, neighbours), count)
 
 
 def _merged(leaves: list[tuple[Mechanism, int]]) -> tuple[tuple[Mechanism, int], ...]:

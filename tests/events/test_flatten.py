@@ -169,6 +169,10 @@ DP_SGD_CASES = [
     m.SampledWithoutReplacementDpEvent(10**13, 1, G(1)), m.SampledWithReplacementDpEvent(10, 5, G(1)),
     m.LaplaceDpEvent(1), m.NonPrivateDpEvent(), m.UnsupportedDpEvent(), m.DiscreteGaussianDpEvent(1, 1),
     m.ZCDpEvent(1), sc(SGM, 2 * 10**6), comp(sc(SGM, 5), m.LaplaceDpEvent(1)), m.ShuffledDpEvent(10, 5, 1, G(1)),
+    # truncated Poisson sampling: a phase when no batch can be truncated (B ≥ N), nothing at q = 0, else refused
+    m.TruncatedSubsampledGaussianDpEvent(10, "0.1", 10, 1), sc(m.TruncatedSubsampledGaussianDpEvent(10, "0.1", 12, 2), 5),
+    m.TruncatedSubsampledGaussianDpEvent(10, 0, 2, 1), m.TruncatedSubsampledGaussianDpEvent(10, "0.1", 9, 1),
+    m.TruncatedSubsampledGaussianDpEvent(10, "1e-13", 10, 1), m.TruncatedSubsampledGaussianDpEvent(10, "0.1", 10, 0),
 ]
 
 

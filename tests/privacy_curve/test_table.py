@@ -18,6 +18,7 @@ from rdp_verify.mechanisms.laplace import Laplace
 from rdp_verify.mechanisms.mixture_of_gaussians import MixtureOfGaussians
 from rdp_verify.mechanisms.randomized_response import RandomizedResponse
 from rdp_verify.mechanisms.sampled_laplace import SampledLaplace
+from rdp_verify.mechanisms.truncated_sampled_gaussian import TruncatedSampledGaussian
 from rdp_verify.privacy_curve.table import resolve, supported, tree_depth
 from tests.events.strategies import gaussian_family
 
@@ -62,6 +63,13 @@ def comp(*events):
     # consecutive uses of one mechanism merge; others keep their order
     (comp(LAP, sc(LAP, 2), m.DiscreteLaplaceDpEvent(1, 1), LAP, m.NoOpDpEvent()), ADD,
      ((Laplace(F(1)), 3), (DiscreteLaplace(F(1), 1), 1), (Laplace(F(1)), 1))),
+    # truncated Poisson sampling: every relation (as dp_accounting's PLD accountant)
+    (sc(m.TruncatedSubsampledGaussianDpEvent(100, F(1, 10), 5, 1), 4), ADD,
+     ((TruncatedSampledGaussian(100, F(1, 10), 5, F(1)), 4),)),
+    (m.TruncatedSubsampledGaussianDpEvent(100, F(1, 10), 5, 1), REPLACE,
+     ((TruncatedSampledGaussian(100, F(1, 10), 5, F(1), "replace-one"), 1),)),
+    (m.TruncatedSubsampledGaussianDpEvent(100, F(1, 10), 5, 1), SPECIAL,
+     ((TruncatedSampledGaussian(100, F(1, 10), 5, F(1), "replace-special"), 1),)),
 ])
 def test_each_leaf_is_sent_to_its_mechanism(event, relation, leaves):
     run = resolve(event, relation)
@@ -76,6 +84,10 @@ def test_a_dp_sgm_run_with_laplace_releases_is_phases_and_leaves():
     special = resolve(sc(SGM, 100), SPECIAL)
     assert special.phases == (Phase(F(1, 100), F(1), 100),) and special.leaves == ()
     assert resolve(sc(SGM, 100), SPECIAL).phases == tuple(to_phases(sc(SGM, 100), ADD))
+    # a truncated Poisson sample that can never be truncated (B ≥ N) is the Poisson-sampled Gaussian's phase
+    never = m.TruncatedSubsampledGaussianDpEvent(100, F(1, 100), 100, 1)
+    for relation in (ADD, REPLACE, SPECIAL):
+        assert resolve(sc(never, 7), relation).phases == resolve(sc(SGM, 7), relation).phases
 
 
 @pytest.mark.parametrize("event, relation", [
@@ -83,6 +95,7 @@ def test_a_dp_sgm_run_with_laplace_releases_is_phases_and_leaves():
     (m.RandomizedResponseDpEvent(F(1, 2), 1), REPLACE),  # one bucket: a constant output
     (m.RandomizedResponseDpEvent(0, 1), REPLACE),  # ... even with no noise
     (m.SingleEpochTreeAggregationDpEvent(2, 0), SPECIAL),  # no steps
+    (m.TruncatedSubsampledGaussianDpEvent(100, 0, 5, 1), ADD),  # q = 0: no record is ever sampled
     (comp(m.NoOpDpEvent(), sc(LAP, 0), m.PoissonSampledDpEvent(0, LAP)), ADD),
 ])
 def test_runs_that_release_nothing_are_empty(event, relation):
@@ -129,7 +142,6 @@ def test_an_unknown_relation_is_an_input_error():
 
 
 @pytest.mark.parametrize("event, named", [
-    (m.TruncatedSubsampledGaussianDpEvent(100, F(1, 10), 5, 1), "TruncatedSubsampledGaussianDpEvent"),
     (m.RepeatAndSelectDpEvent(LAP, 2, 1), "RepeatAndSelectDpEvent"),
     (m.UnsupportedDpEvent(), "UnsupportedDpEvent"),
     (m.SampledWithReplacementDpEvent(100, 10, LAP), "SampledWithReplacementDpEvent"),
