@@ -57,6 +57,8 @@ from ..curves.certificate import (
     settings_json,
     verdict_of,
 )
+from ..curves.gaussian import is_gaussian_run
+from ..curves.per_epoch import is_per_epoch_run
 from ..events.flatten import components
 from ..events.model import DpEvent, NeighboringRelation
 from ..events.read import from_named_tuple_json, render, to_json
@@ -346,8 +348,12 @@ def recompute(cert: dict[str, Any]) -> dict[str, Any]:
         return certificate_of_zcdp(run, delta=delta, epsilon=epsilon,
                                    tolerance=check_tolerance(parse_rational(inp["tolerance"], "tolerance")),
                                    order=check_alpha(order, "settings.order"))
-    if run.non_private or run.empty or not run.leaves:
-        raise InputError("inputs: the recorded event is not a run with mechanisms beyond the Gaussian family")
+    if run.non_private or run.empty:
+        raise InputError("inputs: the recorded event is not a run of mechanisms with a privacy curve")
+    if not run.leaves and (is_gaussian_run(run.phases) or is_per_epoch_run(run.phases)):  # no grid: dp's format
+        raise InputError("inputs: the recorded event is a run bracketed in closed form or by per-epoch bounds, whose "
+                         "certificate is rdp-verify dp's (rdp_verify privacy curve), not an event privacy curve")
+    # (steps of the Poisson-sampled Gaussian alone are one: the drop-in accountant writes them under REPLACE_SPECIAL)
     delta = parse_rational(inp["delta"], "delta") if "delta" in inp else None
     epsilon = parse_rational(inp["epsilon"], "epsilon") if "epsilon" in inp else None
     tolerance = check_tolerance(parse_rational(inp["tolerance"], "tolerance"))

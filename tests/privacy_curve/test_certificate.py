@@ -342,11 +342,21 @@ def test_settings_beyond_the_commands_are_refused_before_work(laplace_cert):
         check_event_certificate(edited(laplace_cert, "settings.fixed_point_bits", 100000))
 
 
-def test_a_gaussian_family_run_is_not_an_event_certificate(laplace_cert):
-    """A run of the Gaussian family alone gets rdp-verify dp's certificate; as an event certificate it is refused."""
+def test_a_closed_form_run_is_not_an_event_certificate(laplace_cert):
+    """A q = 1 Gaussian run gets rdp-verify dp's certificate (closed form, no grid); as an event certificate it is
+    refused (before: a traceback would follow from grid settings for a run without a grid)."""
     forged = edited(laplace_cert, "inputs.event", {"class_name": "GaussianDpEvent", "noise_multiplier": "1"})
     problems = check_event_certificate(forged)
     assert any(p.startswith("inputs: ") for p in problems), problems
+
+
+def test_a_forged_event_is_failed_by_its_recomputed_bracket(laplace_cert):
+    """Poisson-sampled Gaussian steps alone are a valid event certificate (the drop-in accountant writes them under
+    REPLACE_SPECIAL); such an event in place of the recorded one is recomputed, and its bracket fails."""
+    forged = edited(laplace_cert, "inputs.event", {"class_name": "PoissonSampledDpEvent", "sampling_probability": "0.5",
+                                                   "event": {"class_name": "GaussianDpEvent", "noise_multiplier": "1"}})
+    problems = check_event_certificate(forged)
+    assert any(p.startswith("epsilon") for p in problems), problems
 
 
 # -- random trees -------------------------------------------------------------------------------------------------
