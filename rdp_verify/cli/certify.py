@@ -6,7 +6,7 @@ import argparse
 import itertools
 import json
 import sys
-from typing import Any, Callable
+from typing import Any
 
 from ..foundations.inputs import SGM, parse_alphas, parse_dps, parse_q, parse_sigma
 from ..foundations.parallel import progress_bar, progress_map
@@ -44,66 +44,12 @@ def cmd_certify(ns: argparse.Namespace) -> int:
     return 1 if bad else 0
 
 
-def _checks() -> dict[str, tuple[Callable[[Any], list[str]], Any]]:
-    """Every sealed format check accepts: its check and its field lists (imported on first use: start-up stays light)."""
-    from ..audit.check import POLICY as AUDIT_POLICY
-    from ..audit.check import check_audit_report
-    from ..audit.rdp_table import FORMAT as RDP_TABLE_FORMAT
-    from ..audit.rdp_table import POLICY as RDP_TABLE_POLICY
-    from ..audit.rdp_table import check_rdp_table
-    from ..audit.report import FORMAT as AUDIT_FORMAT
-    from ..calibration.certificate import FORMAT as CALIBRATION_FORMAT
-    from ..calibration.certificate import POLICY as CALIBRATION_POLICY
-    from ..calibration.certificate import check_calibration
-    from ..cdp.certificate import FORMAT as CDP_FORMAT
-    from ..cdp.check import POLICY as CDP_POLICY
-    from ..cdp.check import check_claim
-    from ..certificates.certificate import POLICY, check_certificate
-    from ..certificates.certify import FORMAT
-    from ..curves.certificate import FORMAT as RUN_FORMAT
-    from ..curves.certificate import POLICY as RUN_POLICY
-    from ..curves.certificate import check_run_certificate
-    from ..privacy_curve.certificate import FORMAT as EVENT_FORMAT
-    from ..privacy_curve.certificate import POLICY as EVENT_POLICY
-    from ..privacy_curve.certificate import check_event_certificate
-    from ..tradeoff.canary_report import FORMAT as CANARY_FORMAT
-    from ..tradeoff.canary_report import POLICY as CANARY_POLICY
-    from ..tradeoff.canary_report import check_canary_report
-    from ..tradeoff.certificate import FORMAT as TRADEOFF_FORMAT
-    from ..tradeoff.certificate import POLICY as TRADEOFF_POLICY
-    from ..tradeoff.certificate import check_tradeoff_certificate
-    from ..tradeoff.one_run_report import FORMAT as ONE_RUN_FORMAT
-    from ..tradeoff.one_run_report import POLICY as ONE_RUN_POLICY
-    from ..tradeoff.one_run_report import check_one_run_report
-
-    return {FORMAT: (check_certificate, POLICY), CALIBRATION_FORMAT: (check_calibration, CALIBRATION_POLICY),
-            CDP_FORMAT: (check_claim, CDP_POLICY), RUN_FORMAT: (check_run_certificate, RUN_POLICY),
-            TRADEOFF_FORMAT: (check_tradeoff_certificate, TRADEOFF_POLICY),
-            AUDIT_FORMAT: (check_audit_report, AUDIT_POLICY), CANARY_FORMAT: (check_canary_report, CANARY_POLICY),
-            RDP_TABLE_FORMAT: (check_rdp_table, RDP_TABLE_POLICY),
-            EVENT_FORMAT: (check_event_certificate, EVENT_POLICY),
-            ONE_RUN_FORMAT: (check_one_run_report, ONE_RUN_POLICY)}
-
-
-def _format(cert: Any) -> str:
-    """The format of a certificate by its ``format`` field (:func:`_not_checkable` refuses any other file first);
-    anything else is checked (and refused) as the core one."""
-    from ..certificates.certify import FORMAT
-
-    kind = cert.get("format") if isinstance(cert, dict) else None
-    return kind if kind in _checks() else FORMAT
-
-
-# Formats of the project that rdp-verify check does not verify, and what to do with such a file instead.
+# Formats of the project that rdp-verify check does not verify, and what to do with such a file instead (advice
+# naming commands: the CLI's to give; the sealed formats check verifies are rdp_verify.certificates.formats.FORMATS).
 _OTHER_FORMATS = {
     "rdp_verify golden grid": "a golden grid file: compute its rows with rdp-verify golden --grid FILE --out DIR",
     "rdp_verify golden dataset": "the manifest of a golden dataset: verify the dataset with rdp-verify golden --verify DIR",
 }
-# Versions of checkable formats written before the format was sealed, or whose rule was replaced since.
-_UNSEALED = {"rdp_verify audit": (1, 2), "rdp_verify rdp table": (1,), "rdp_verify one-run audit": (1,)}
-_RERUN = "which was written before the format was sealed and cannot be checked: run the command again for a sealed one"
-_SUPERSEDED = {("rdp_verify one-run audit", 1): "whose verdict was held against a coarse 231-vertex envelope, a rule "
-               "replaced in version 2 (issue 39): run the audit again for a checkable report"}
 
 
 def _is_rows(data: Any, keys: set[str]) -> bool:
@@ -111,7 +57,10 @@ def _is_rows(data: Any, keys: set[str]) -> bool:
 
 
 def _recognised(data: Any, path: str) -> str | None:
-    """What a JSON file that declares no checkable format is, if it is one of the project's other files."""
+    """What a JSON file that declares no checkable format is, if it is one of the project's other files (only to word
+    the refusal: nothing is checked by its shape)."""
+    from ..certificates.formats import RERUN
+
     if isinstance(data, dict) and isinstance(data.get("claims"), list) or _is_rows(data, {"epsilon", "delta"}):
         return f"is a claims file, not a certificate or report: audit it with rdp-verify audit --claims {path}"
     if isinstance(data, dict) and isinstance(data.get("phases"), list) or _is_rows(data, {"sigma"}) \
@@ -124,7 +73,7 @@ def _recognised(data: Any, path: str) -> str | None:
     if isinstance(data, dict) and {"figure", "left", "right"} <= data.keys():
         return "holds the numbers of rdp-verify figure1, which are not sealed: run rdp-verify figure1 again"
     if isinstance(data, dict) and {"run", "canaries", "verdict"} <= data.keys() and "format" not in data:
-        return f"is a canary audit report, {_RERUN}"
+        return f"is a canary audit report, {RERUN}"
     return None
 
 
@@ -135,27 +84,30 @@ def _kind(value: Any) -> str:
 
 def _not_checkable(data: Any, path: str) -> str | None:
     """Why the JSON ``data`` of ``path`` is not something rdp-verify check verifies (one line), or None when every
-    object in it declares a format check knows (a sealed certificate or report, or a forgery of one)."""
-    known = _checks()
+    object in it declares a registered format (a sealed certificate or report, or a forgery of one) at a version
+    the format does not refuse."""
+    from ..certificates.formats import by_name, names
+
     items = data if isinstance(data, list) else [data]
-    declared = [isinstance(x, dict) and x.get("format") in known for x in items]
-    if all(declared) and all(x.get("format_version") not in _UNSEALED.get(x["format"], ()) for x in items):
+    formats = [by_name(x.get("format")) if isinstance(x, dict) else None for x in items]
+    declared = [fmt is not None for fmt in formats]
+    if all(declared) and all(fmt.refusal(x.get("format_version")) is None for fmt, x in zip(formats, items)):
         return None
     what = _recognised(data, path)
     if what is not None:
         return f"{path} {what}"
-    known_list = "known formats: " + ", ".join(sorted(known))
+    known_list = "known formats: " + ", ".join(names())
     if not any(declared) and not (isinstance(data, list) and all(isinstance(x, dict) for x in data)):
         if not isinstance(data, dict):
             return f"{path} is {_kind(data)}, not an rdp_verify certificate or report, nor a list of them ({known_list})"
-    for i, item in enumerate(items):
+    for i, (item, fmt) in enumerate(zip(items, formats)):
         where = f"{path}{f' [{i}]' if isinstance(data, list) else ''}"
-        kind = item.get("format") if isinstance(item, dict) else None
-        if kind in known and item.get("format_version") in _UNSEALED[kind]:
-            why = _SUPERSEDED.get((kind, item["format_version"]), _RERUN)
-            return f"{where} is a {kind!r} file of format version {item['format_version']}, {why}"
-        if kind in known:
+        if fmt is not None:
+            why = fmt.refusal(item.get("format_version"))
+            if why is not None:
+                return f"{where} is a {fmt.name!r} file of format version {item['format_version']}, {why}"
             continue
+        kind = item.get("format") if isinstance(item, dict) else None
         if isinstance(kind, str) and kind in _OTHER_FORMATS:
             return f"{where} is {_OTHER_FORMATS[kind]}"
         why = "no \"format\" field" if not isinstance(item, dict) or "format" not in item else \
@@ -164,26 +116,24 @@ def _not_checkable(data: Any, path: str) -> str | None:
     return None
 
 
-def _check_any(cert: Any) -> list[str]:
-    """Check a certificate of any kind rdp_verify writes."""
-    return _checks()[_format(cert)][0](cert)
+def _check_any(cert: dict[str, Any]) -> list[str]:
+    """Check a sealed file by the format it records (:func:`_not_checkable` has refused any other first)."""
+    from ..certificates.formats import by_name
 
-
-# what the confirmed line calls a sealed file of each format (certificates otherwise)
-_NOUNS = {"rdp_verify audit": "audit report", "rdp_verify canary audit": "canary audit report",
-          "rdp_verify one-run audit": "one-run audit report",
-          "rdp_verify rdp table": "RDP table"}
+    return by_name(cert["format"]).load()[0](cert)
 
 
 def _confirmed(certs: list[Any]) -> str:
     """What was verified in confirmed certificates: the count of fields recomputed and compared, then by name the
     fields of these certificates re-derived from their own fields and those only recorded (patterns no field of
     theirs matches are not named)."""
+    from ..certificates.formats import by_name
+
     verified, derived, recorded, unclassified = 0, [], [], []
     with progress_bar(len(certs), "summarising", "cert") as bar:  # a long list takes a while here too
         for cert in certs:
             bar.update()
-            policy = _checks()[_format(cert)][1]
+            policy = by_name(cert["format"]).load()[1]
             if policy is None:
                 unclassified.append(cert["format"])
                 continue
@@ -191,7 +141,7 @@ def _confirmed(certs: list[Any]) -> str:
             derived += [p for p in policy.present(cert, policy.derived) if p not in derived]
             recorded += [p for p in policy.present(cert, policy.not_verified) if p not in recorded]
     n = len(certs)
-    nouns = {_NOUNS.get(_format(c), "certificate") for c in certs}
+    nouns = {by_name(c["format"]).noun for c in certs}
     noun = nouns.pop() if len(nouns) == 1 else "sealed file"
     text = f"{n} {noun}{'s' if n > 1 else ''}: schema, content hash"
     if verified:
