@@ -41,7 +41,7 @@ response's cuts computed once per step of its survival, the mixture's root searc
 
 The mixture is within 5× (dp_accounting's own mixture discretisation costs as much as ours). Laplace and (then) randomized
 response are not: one use's discretisation is a few per cent of our time; the rest is the composition
-(:mod:`rdp_verify.curves.compose`, outside rdp_verify.mechanisms): exact 64-bit fixed-point integer convolutions by
+(:mod:`rdp_verify.pld.compose`, outside rdp_verify.mechanisms): exact 64-bit fixed-point integer convolutions by
 repeated squaring, 2·log2(uses) products per composed PLD (8 for 100 uses), each about 15× a float64 FFT of the same
 length (FLINT ``fmpz_poly`` squaring of 10^6 64-bit coefficients 1.75 s, numpy's rfft/irfft 0.13 s), against
 dp_accounting's single float FFT power; and four composed PLDs (two directions × two bounds) even for a symmetric
@@ -50,7 +50,7 @@ from 2.0 s to 1.2 s at h = 1e-3: measured once with :class:`rdp_verify.curves.ac
 grows with the uses (log2(uses) exact products against one FFT) and with 1/h (the composed length ∝ uses × loss
 range / h).
 
-Then the overheads around the exact products in :mod:`rdp_verify.curves.compose` (the cut window by galloping and
+Then the overheads around the exact products in :mod:`rdp_verify.pld.compose` (the cut window by galloping and
 halving segment sums instead of a bisection summing O(length) coefficients per probe; the root search's probes
 evaluating the fmpz_poly at the ball e^{−h} without building an arb_poly; one negation fewer in the upward division),
 composed masses, windows, roots and brackets bit-identical. Measured once, the old and new code alternating in one
@@ -129,7 +129,7 @@ from rdp_verify.mechanisms.mixture_of_gaussians import MixtureOfGaussians
 from rdp_verify.mechanisms.randomized_response import RandomizedResponse
 
 DELTA = Fraction(1, 10**5)
-BITS = 64  # what a run at δ = 1e-5 gets (curves.compose.bits_for: 40 guard bits below δ's scale)
+BITS = 64  # what a run at δ = 1e-5 gets (pld.compose.bits_for: 40 guard bits below δ's scale)
 TRUNCATION = Fraction(1, 1000) * DELTA / 50  # the first rung's allowance (curves.accountant.default_settings)
 
 

@@ -1,7 +1,8 @@
 """The package layout is the architecture: each folder imports only the folders below it.
 
 foundations ← methods ← certificates ← accounting ← curves ← mechanisms ← privacy_curve (with events, the run
-model, on foundations) ← {audit, reference, tightness, cdp, accountants, calibration, tradeoff} ← cli.
+model, and pld, the proven PLD arithmetic that knows no mechanism, on foundations) ← {audit, reference, tightness, cdp,
+accountants, calibration, tradeoff} ← cli.
 A new folder must be added here (and to the README's layout) before it can land.
 """
 
@@ -16,25 +17,26 @@ PACKAGE = Path(__file__).resolve().parents[1] / "rdp_verify"
 ALLOWED = {
     "foundations": set(),
     "events": {"foundations"},
+    "pld": {"foundations"},  # grids, connect-the-dots and lowered-chord pairs, exact composition
     "methods": {"foundations"},
     "certificates": {"methods", "foundations"},
     "accounting": {"methods", "foundations"},
-    "curves": {"accounting", "certificates", "methods", "foundations"},
-    "mechanisms": {"curves", "foundations"},  # one module per mechanism: proven PLDs fed to curves.compose
-    "privacy_curve": {"events", "mechanisms", "curves", "accounting", "certificates", "methods", "foundations"},
-    "audit": {"privacy_curve", "events", "curves", "accounting", "certificates", "methods",
+    "curves": {"pld", "accounting", "certificates", "methods", "foundations"},
+    "mechanisms": {"curves", "pld", "foundations"},  # one module per mechanism: proven PLDs fed to pld.compose
+    "privacy_curve": {"events", "mechanisms", "curves", "pld", "accounting", "certificates", "methods", "foundations"},
+    "audit": {"privacy_curve", "events", "curves", "pld", "accounting", "certificates", "methods",
               "foundations"},  # rdp_table: the RDP of event trees (privacy_curve.rdp)
-    "reference": {"privacy_curve", "events", "mechanisms", "curves", "accounting", "certificates", "methods",
+    "reference": {"privacy_curve", "events", "mechanisms", "curves", "pld", "accounting", "certificates", "methods",
                   "foundations"},
     "tightness": {"certificates", "methods", "foundations"},
     "cdp": {"certificates", "methods", "foundations"},
-    "accountants": {"privacy_curve", "events", "mechanisms", "curves", "accounting", "certificates", "methods",
+    "accountants": {"privacy_curve", "events", "mechanisms", "curves", "pld", "accounting", "certificates", "methods",
                     "foundations"},
-    "calibration": {"privacy_curve", "events", "mechanisms", "curves", "accounting", "certificates", "methods",
+    "calibration": {"privacy_curve", "events", "mechanisms", "curves", "pld", "accounting", "certificates", "methods",
                     "foundations"},
-    "tradeoff": {"privacy_curve", "events", "mechanisms", "curves", "certificates", "foundations"},
-    "cli": {"audit", "reference", "tightness", "cdp", "calibration", "tradeoff", "privacy_curve", "events", "mechanisms",
-            "curves", "accounting", "certificates", "methods", "foundations"},
+    "tradeoff": {"privacy_curve", "events", "mechanisms", "curves", "pld", "certificates", "foundations"},
+    "cli": {"audit", "reference", "tightness", "cdp", "calibration", "tradeoff", "privacy_curve", "events",
+            "mechanisms", "curves", "pld", "accounting", "certificates", "methods", "foundations"},
 }
 
 

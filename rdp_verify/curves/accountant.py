@@ -11,7 +11,7 @@ and dominance survives adaptive composition), and ε(δ) = inf{ε ≥ 0 : δ(ε)
 
 **The bracket.** Each step is replaced by two discrete pairs on a loss grid h·ℤ
 (:mod:`rdp_verify.curves.discretize`): one that dominates it (connect-the-dots) and one it
-dominates (lowered chords). Their compositions (:mod:`rdp_verify.curves.compose`, exact integers,
+dominates (lowered chords). Their compositions (:mod:`rdp_verify.pld.compose`, exact integers,
 directed rounding) bracket the true curve in both directions:
 
 * δ_upper(ε) = max over directions of the upper end of the dominating pairs' δ at ε;
@@ -72,7 +72,7 @@ from ..foundations.inputs import (
 )
 from ..foundations.results import arb_to_bounded, to_arb
 from ..foundations.run import Phase, merged, run_family
-from .compose import PLD, Budget, bits_for, compose, delta_at, epsilon_root, products_needed, verified_root
+from ..pld.compose import PLD, Budget, bits_for, compose, delta_at, epsilon_root, products_needed, verified_root
 from .discretize import StepPLD, discretize, grid_range, loss_scale
 from .gaussian import GaussianCurve, is_gaussian_run
 from .options import DEFAULT_TOLERANCE, DELTA_MIN

@@ -37,6 +37,8 @@ from ..certificates.fields import FieldPolicy
 from ..foundations.decimals import decimal_text
 from ..foundations.inputs import DELTA_MIN, InputError, Refused, check_tolerance, fraction_text, parse_rational
 from ..foundations.run import Phase, run_family
+from ..pld.compose import bits_for
+from ..pld.grid import precision
 from .accountant import (
     DEFAULT_TOLERANCE,
     FIRST_RUNG,
@@ -50,9 +52,8 @@ from .accountant import (
     epsilon_bracket,
     step_key,
 )
-from .compose import bits_for
 from .crosscheck import Estimate, estimate_delta
-from .discretize import TooManyPoints, grid_points, grid_range, precision
+from .discretize import TooManyPoints, grid_points, grid_range
 from .gaussian import GaussianCurve, is_gaussian_run
 from .per_epoch import Composed, PerEpochBounds, Test, is_per_epoch_run
 from .random_allocation import ADD_ORDERS, ORDERS, applies

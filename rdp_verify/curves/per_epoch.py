@@ -67,7 +67,7 @@ from ..foundations.inputs import InputError, fraction_text
 from ..foundations.normal import phi
 from ..foundations.results import arb_to_bounded, lower_end, to_arb
 from ..foundations.run import Phase
-from .compose import PLD, Budget, bits_for, compose, delta_at, products_needed, verified_root
+from ..pld.compose import PLD, Budget, bits_for, compose, delta_at, products_needed, verified_root
 from .gaussian import GaussianCurve
 from .random_allocation import SEARCH, AllocationBound, applies
 
@@ -299,7 +299,7 @@ def _bisect(true_below: Any, a: float, b: float) -> Any:
 @lru_cache(maxsize=64)
 def composed_pld(phases: tuple[Phase, ...], comp: Composed) -> PLD | None:
     """The privacy-loss distribution of the E_i full epochs of every phase, each epoch's maximum binned: a
-    lower-bound PLD (:mod:`rdp_verify.curves.compose`, rounding "down"); None when no phase has a full epoch.
+    lower-bound PLD (:mod:`rdp_verify.pld.compose`, rounding "down"); None when no phase has a full epoch.
 
     Chua, Ghazi, Kamath, Kumar, Manurangsi, Sinha, Zhang, "Scalable DP-SGD: Shuffling vs. Poisson
     Subsampling" (NeurIPS 2024, arXiv 2411.04205, Section 3) bound shuffled DP-SGD from below by the

@@ -1,6 +1,6 @@
 """Drawing a run's privacy curve: the proven band δ_lower(ε) ≤ δ(ε) ≤ δ_upper(ε) and the RDP curve for contrast.
 
-The band is read off the composed discrete PLDs (:mod:`rdp_verify.curves.compose`) in double
+The band is read off the composed discrete PLDs (:mod:`rdp_verify.pld.compose`) in double
 precision, for drawing only (the proven numbers are in the certificate), or off the closed form and
 the per-epoch bounds (:mod:`rdp_verify.curves.per_epoch`, at fewer points: each is a search); the RDP
 curve is the best ε over all real orders under Balle et al.'s conversion at a ladder of δ, each a
@@ -19,8 +19,8 @@ import numpy as np
 
 from ..accounting.optimal_order import optimal_epsilon
 from ..foundations.figures import new_figure, run_label, save_figure
+from ..pld.compose import PLD
 from .accountant import Curves
-from .compose import PLD
 from .gaussian import GaussianCurve
 from .per_epoch import PerEpochBounds
 

@@ -2,5 +2,5 @@
 
 Each mechanism is a frozen dataclass of exact rationals whose ``plds(h, bits, tail)`` gives fixed-point
 PLDs on h·ℤ for both directions ("remove", "add") and both bounds ("upper", "lower"), ready for
-:func:`rdp_verify.curves.compose.compose`; the proof is in :mod:`rdp_verify.mechanisms.rounding`.
+:func:`rdp_verify.pld.compose.compose`; the proof is in :mod:`rdp_verify.mechanisms.rounding`.
 """

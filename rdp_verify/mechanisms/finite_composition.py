@@ -52,9 +52,9 @@ from typing import Iterator, Sequence
 
 from flint import arb, ctx, fmpz_poly
 
-from ..curves.compose import PLD
 from ..foundations.inputs import InputError
 from ..foundations.results import lower_end, to_arb, upper_end
+from ..pld.compose import PLD
 from .rounding import MAX_POINTS, FinitePair, Mechanism
 
 __all__ = ["MAX_TERMS", "MAX_LAW_BITS", "Part", "outcome_count", "composed_delta", "composed_epsilon", "lattice",

@@ -26,7 +26,7 @@ there and is not modelled here either.
 
 **Discretisation** (:meth:`Laplace.discretized`): not the rounding of losses of :mod:`rdp_verify.mechanisms.rounding`
 (first order in h: every use's loss moves by up to h) but the pairs the SGM steps get
-(:func:`rdp_verify.curves.discretize.curve_pairs`): the dominating pair interpolates the curve
+(:func:`rdp_verify.pld.pairs.curve_pairs`): the dominating pair interpolates the curve
 H(x) = δ(log x) = 1 − e^{−ε₀/2}·√x (between the kinks e^{±ε₀}) at the grid points x_k = e^{kh} (connect the dots,
 Doroshenko et al. 2022, PoPETs), the dominated pair lowers each chord by what the curvature H'' = e^{−ε₀/2}/(4x^{3/2})
 or the tangents allow and takes a verified convex hull (:class:`LaplaceCurve`); both are second order in h. Where ε₀ is
@@ -54,10 +54,11 @@ from typing import ClassVar
 
 from flint import arb, ctx, fmpq
 
-from ..curves.compose import PLD
-from ..curves.discretize import Grid, curve_pairs, precision
 from ..foundations.inputs import InputError
 from ..foundations.results import to_arb
+from ..pld.compose import PLD
+from ..pld.grid import Grid, precision
+from ..pld.pairs import curve_pairs
 from .rounding import (
     ABOVE,
     BELOW,
@@ -140,7 +141,7 @@ class LaplacePair(MonotonePair):
 
 class LaplaceCurve:
     """The curve H(x) = δ(log x) = E_Q[(dP/dQ − x)_+] of the Laplace pair (module docstring) on the grid x_k = e^{kh},
-    for the dominating and dominated pairs of :func:`rdp_verify.curves.discretize.curve_pairs`: with c = e^{−ε₀/2},
+    for the dominating and dominated pairs of :func:`rdp_verify.pld.pairs.curve_pairs`: with c = e^{−ε₀/2},
 
         H(x) = 1 − x (x ≤ e^{−ε₀}),   1 − c·√x (e^{−ε₀} ≤ x ≤ e^{ε₀}),   0 (x ≥ e^{ε₀}),
 
@@ -231,7 +232,7 @@ class Laplace(Mechanism):
 
     def discretized(self, direction: str, h: Fraction, bits: int, tail: Fraction) -> tuple[PLD, PLD]:
         """(upper, lower) on h·ℤ: the connect-the-dots dominating pair and the lowered-chord dominated pair of the
-        curve (:class:`LaplaceCurve`; :func:`rdp_verify.curves.discretize.curve_pairs`, Doroshenko et al. 2022),
+        curve (:class:`LaplaceCurve`; :func:`rdp_verify.pld.pairs.curve_pairs`, Doroshenko et al. 2022),
         second order in h, instead of rounding every loss (first order). The grid spans [−ε₀, ε₀] and one cell
         beyond each end, where H is linear: nothing is cut (``tail`` unused). Both directions are this PLD (the pair
         is symmetric)."""

@@ -24,7 +24,7 @@ other mechanisms), is ≥ the true one. Then:
 
 * each cell's probability is enclosed in an Arb ball and written as an integer in units of 2^−bits
   with the ball's upper end rounded up: (2) is a polynomial with non-negative coefficients in the
-  masses (:mod:`rdp_verify.curves.compose`, equation (1)), so raising masses only raises it;
+  masses (:mod:`rdp_verify.pld.compose`, equation (1)), so raising masses only raises it;
 * mass of L above the top grid point ℓ_{k_hi} goes to loss +∞ (rounding up to +∞), and the range is
   chosen so that it is at most ``tail`` (proven: the ball's upper end is ≤ ``tail``);
 * mass of L at or below the bottom point ℓ_{k_lo} goes to ℓ_{k_lo} (its losses are rounded up, further
@@ -36,7 +36,7 @@ balls' lower ends rounded down (floored at 0); mass of L at or above the top poi
 (rounded down, further than one cell; also any mass at +∞), and mass below ℓ_{k_lo} is dropped
 (dropping P-mass only lowers (2)), at most ``tail`` (proven). Every δ_k computed from these is ≤ the
 true one of the composed pairs. (The total mass is < 1: the discrete "pair" is a sub-probability
-measure, which (2) and :mod:`rdp_verify.curves.compose` handle as it is.)
+measure, which (2) and :mod:`rdp_verify.pld.compose` handle as it is.)
 
 **Monotone pairs** (:class:`MonotonePair`). Every mechanism here is a pair of laws on ℝ (with
 densities) or on ℤ whose loss L(x) is non-increasing in x (dp_accounting's
@@ -78,9 +78,9 @@ from typing import Callable, ClassVar, Sequence
 
 from flint import arb, ctx, fmpq
 
-from ..curves.compose import PLD
 from ..foundations.inputs import InputError, short_text
 from ..foundations.results import lower_end, to_arb, upper_end
+from ..pld.compose import PLD
 
 __all__ = ["DIRECTIONS", "BOUNDS", "GUARD_BITS", "MAX_POINTS", "BELOW", "ABOVE", "Cut", "MonotonePair",
            "FinitePair", "PoissonSampled", "Mechanism", "discretize", "hockey_stick", "survival", "upper_int",

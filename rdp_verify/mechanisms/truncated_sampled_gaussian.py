@@ -80,7 +80,7 @@ b − a, over the shorter side (the upper tail likewise); n ≤ :data:`MAX_DATAS
 :data:`MAX_TAIL_WORK` (refused in one line beyond).
 
 **Rounding directions.** The upper pair's δ grows with each weight (a PLD's δ has non-negative coefficients in its
-masses: :mod:`rdp_verify.curves.compose`) and with γ (SG(γ′, s) for γ′ < γ is the mixture
+masses: :mod:`rdp_verify.pld.compose`) and with γ (SG(γ′, s) for γ′ < γ is the mixture
 (1 − γ′/γ)·(Q, Q) + (γ′/γ)·SG(γ, s), on both sides, and H_x(Q ‖ Q) = (1 − x)_+ is the least any pair has, so joint
 convexity gives H_x(SG(γ′, s)) ≤ H_x(SG(γ, s)) in both orders, hence for S* too); the lower pair's δ grows with π the
 same way (for R(π) too). So p, t and γ are rounded up and π down, to dyadic rationals of ``bits`` + 64 bits (kept
@@ -115,12 +115,13 @@ import gmpy2
 import mpmath
 from flint import arb, ctx, fmpz, fmpz_poly
 
-from ..curves.compose import PLD, _rescale, trim
-from ..curves.discretize import Grid, StepPLD, grid_range, loss_scale
+from ..curves.discretize import StepPLD, grid_range, loss_scale
 from ..curves.discretize import discretize as step_discretize
 from ..foundations.inputs import InputError
 from ..foundations.normal import phi
 from ..foundations.results import to_arb
+from ..pld.compose import PLD, _rescale, trim
+from ..pld.grid import Grid
 from .gaussian import GaussianPair
 from .rounding import (
     Cut,

@@ -21,7 +21,7 @@ chords, masses rounded down) give δ_low(ε) ≤ δ(ε) for every ε, hence the 
 
 On a composed PLD with masses M_i at losses ℓ_i (and M_∞ at +∞), δ_d(ε) = A_i − e^{ε}B_i on the
 piece ℓ_{i−1} ≤ ε < ℓ_i, with A_i = Σ_{j≥i} M_j + M_∞ and B_i = Σ_{j≥i} M_j e^{−ℓ_j}
-(:mod:`rdp_verify.curves.compose`). Both suprema are convex problems:
+(:mod:`rdp_verify.pld.compose`). Both suprema are convex problems:
 
 * the first family is 1 − min_{t≥1} g(t), g(t) = max_d δ_d(log t) + αt, convex piecewise linear in
   t = e^{ε}, with slope α − B_i in t;
@@ -111,7 +111,6 @@ from typing import Any, Sequence
 from flint import arb, ctx
 
 from ..curves.accountant import DIRECTIONS, Curves
-from ..curves.compose import PLD, shift_ball
 from ..curves.gaussian import FLOOR, GaussianCurve
 from ..curves.per_epoch import Composed, PerEpochBounds, composed_pld
 from ..curves.random_allocation import ADD_ORDERS, ORDERS, SEARCH, applies
@@ -120,6 +119,7 @@ from ..foundations.inputs import InputError, fraction_text, parse_rational
 from ..foundations.normal import inverse_phi, phi
 from ..foundations.results import lower_end, to_arb, upper_end
 from ..foundations.run import Phase
+from ..pld.compose import PLD, shift_ball
 
 __all__ = ["Envelopes", "PerEpochEnvelope", "gaussian_tradeoff", "lower_hull", "hull_at",
            "LADDER", "ALLOCATION_LADDER", "check_rate"]

@@ -19,9 +19,9 @@ from hypothesis import strategies as st
 
 from rdp_verify.accounting.optimal_order import optimal_epsilon
 from rdp_verify.curves.accountant import bracket, compose_run, default_settings, delta_bracket
-from rdp_verify.curves.compose import products_needed
 from rdp_verify.foundations.inputs import MAX_STEPS, InputError
 from rdp_verify.foundations.run import Phase
+from rdp_verify.pld.compose import products_needed
 
 RUN = [Phase(Fraction(256, 60000), Fraction(11, 10), 14063)]
 

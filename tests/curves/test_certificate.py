@@ -191,7 +191,8 @@ def grid_cert():
 @pytest.fixture
 def no_work(monkeypatch):
     """Any discretisation or composition fails the test: a refusal must come before any work."""
-    from rdp_verify.curves import accountant, compose
+    from rdp_verify.curves import accountant
+    from rdp_verify.pld import compose
 
     def started(*args, **kwargs):
         raise AssertionError("work started")
@@ -232,7 +233,7 @@ def test_a_composition_beyond_the_limit_stops_there(grid_cert, monkeypatch):
 
 def test_the_limits_are_the_commands_own():
     from rdp_verify.curves.accountant import MAX_GRID, MAX_STEP_POINTS
-    from rdp_verify.curves.compose import bits_for
+    from rdp_verify.pld.compose import bits_for
     from rdp_verify.foundations.inputs import DELTA_MIN
     # bits: what the commands choose for delta from 1 down to DELTA_MIN (40 guard bits, multiples of 32)
     assert certificate_module.LIMITS["fixed_point_bits"] == (64, 192) == (bits_for(Fraction(1, 2)), bits_for(DELTA_MIN))

@@ -13,7 +13,8 @@ import mpmath as mp
 import pytest
 from curve_oracles import step_curve, step_curve_closed
 
-from rdp_verify.curves.discretize import Grid, StepPLD, discretize, grid_points, grid_range
+from rdp_verify.curves.discretize import StepPLD, discretize, grid_points, grid_range
+from rdp_verify.pld.grid import Grid
 
 # slow: (256/60000, 1.1) is the same small-q case as (1/100, 1) on the same grid step, (1/2, 2/3) the same large-q case
 # as (9/10, 1/2) and, at q = 1/2, (1/2, 1/20) (default run, every test of the module)
@@ -178,7 +179,7 @@ def test_the_points_skipped_lie_within_the_budget_of_each_chord(q, sigma, h, bud
 
 
 def test_a_grid_without_a_verified_dominated_pair_gives_the_trivial_lower_bound(monkeypatch):
-    from rdp_verify.curves import discretize as module
+    from rdp_verify.pld import pairs as module
 
     def refuse(curve, c):
         raise module.LowerPairError("forced")

@@ -7,8 +7,8 @@ from fractions import Fraction
 import mpmath as mp
 from flint import arb, ctx
 
-from rdp_verify.curves.compose import PLD, Budget, compose, delta_at, products_needed
 from rdp_verify.foundations.results import lower_end, upper_end
+from rdp_verify.pld.compose import PLD, Budget, compose, delta_at, products_needed
 
 PREC = 160
 BITS = 48

@@ -1,6 +1,6 @@
 """Adversarial checks of two bounds: randomized response composed as one exact law (mechanisms.finite_composition,
 folded by curves.accountant) and Laplace's connect-the-dots / lowered-chord pairs (mechanisms.laplace through
-curves.discretize.curve_pairs).
+pld.pairs.curve_pairs).
 
 References, all independent of the code under test:
 
@@ -27,11 +27,11 @@ import pytest
 from flint import ctx
 
 from rdp_verify.curves.accountant import bracket, folded
-from rdp_verify.curves.compose import delta_at
 from rdp_verify.foundations.results import lower_end, upper_end
 from rdp_verify.mechanisms.finite_composition import SelfComposed
 from rdp_verify.mechanisms.laplace import Laplace
 from rdp_verify.mechanisms.randomized_response import RandomizedResponse
+from rdp_verify.pld.compose import delta_at
 from tests.mechanisms.checks import composed
 
 DPS = 60

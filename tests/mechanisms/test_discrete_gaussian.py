@@ -6,10 +6,10 @@ import mpmath
 import pytest
 from flint import ctx
 
-from rdp_verify.curves.compose import Budget, compose, delta_at
 from rdp_verify.foundations.inputs import InputError
 from rdp_verify.foundations.results import arb_to_bounded
 from rdp_verify.mechanisms.discrete_gaussian import DiscreteGaussian
+from rdp_verify.pld.compose import Budget, compose, delta_at
 
 
 def _pmf(sigma, shift):

@@ -13,7 +13,6 @@ import pytest
 from flint import arb, ctx
 
 from rdp_verify.curves.accountant import bracket, folded
-from rdp_verify.curves.compose import delta_at
 from rdp_verify.events.model import RandomizedResponseDpEvent, SelfComposedDpEvent
 from rdp_verify.foundations.inputs import InputError
 from rdp_verify.foundations.results import to_arb
@@ -28,6 +27,7 @@ from rdp_verify.mechanisms.finite_composition import (
     self_composed,
 )
 from rdp_verify.mechanisms.randomized_response import RandomizedResponse
+from rdp_verify.pld.compose import delta_at
 from rdp_verify.privacy_curve.certificate import certify_event, check_event_certificate, event_bracket
 from rdp_verify.privacy_curve.table import resolve
 

@@ -7,11 +7,11 @@ import mpmath as mp
 import pytest
 from flint import arb, ctx
 
-from rdp_verify.curves.compose import Budget, compose, products_needed
 from rdp_verify.foundations.inputs import InputError
 from rdp_verify.foundations.results import arb_to_bounded, to_arb
 from rdp_verify.mechanisms.gaussian import Gaussian
 from rdp_verify.mechanisms.laplace import Laplace, LaplaceCurve
+from rdp_verify.pld.compose import Budget, compose, products_needed
 from tests.mechanisms.checks import (
     BITS,
     PREC,

@@ -6,10 +6,10 @@ from fractions import Fraction
 import pytest
 from flint import arb, ctx
 
-from rdp_verify.curves.compose import PLD
 from rdp_verify.mechanisms import rounding
 from rdp_verify.mechanisms.discrete_laplace import DiscreteLaplace
 from rdp_verify.mechanisms.laplace import Laplace, LaplacePair
+from rdp_verify.pld.compose import PLD
 from tests.mechanisms.checks import BITS, PREC, TAIL, bracket, holds
 
 EPSILONS = [Fraction(0), Fraction(1, 4), Fraction(1, 2)]

@@ -13,7 +13,6 @@ import pytest
 from flint import ctx
 
 from rdp_verify.cli import main
-from rdp_verify.curves.compose import PLD
 from rdp_verify.curves.discretize import discretize as step_discretize
 from rdp_verify.curves.discretize import grid_range
 from rdp_verify.events import model as m
@@ -31,6 +30,7 @@ from rdp_verify.mechanisms.truncated_sampled_gaussian import (
     _step_pld,
     binomial_tail,
 )
+from rdp_verify.pld.compose import PLD
 from rdp_verify.privacy_curve.table import resolve
 from tests.mechanisms.checks import BITS, PREC, TAIL, bracket, holds, width
 

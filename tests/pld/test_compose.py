@@ -7,7 +7,8 @@ from fractions import Fraction
 import pytest
 from flint import ctx, fmpz_poly
 
-from rdp_verify.curves.compose import (
+from rdp_verify.foundations.results import arb_to_bounded
+from rdp_verify.pld.compose import (
     PLD,
     Budget,
     _rescale,
@@ -19,7 +20,6 @@ from rdp_verify.curves.compose import (
     power,
     products_needed,
 )
-from rdp_verify.foundations.results import arb_to_bounded
 
 BITS, H = 40, Fraction(1, 10)
 NO_CUT = Budget(0, 1, 1)
