@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Sequence
+from typing import ClassVar, Sequence
 
 from flint import arb, ctx
 
@@ -196,6 +196,9 @@ class MixtureOfGaussians(Mechanism):
     sigma: Fraction
     sensitivities: tuple[Fraction, ...]
     sampling_probs: tuple[Fraction, ...]
+    no_rdp: ClassVar[str] = ("MixtureOfGaussiansDpEvent has no proven Renyi DP here (the add direction puts the "
+                             "mixture in the denominator: no finite sum or closed form; rdp-verify dp --event brackets "
+                             "its privacy curve)")
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "sigma", check_positive(self.sigma, "sigma"))

@@ -398,6 +398,11 @@ class Mechanism(ABC):
     """A mechanism's worst-case pair and its proven discretisation (subclasses are frozen dataclasses)."""
 
     symmetric: ClassVar[bool] = False  # both directions have the same PLD (then computed once)
+    # the (name, text) of the proof of its discretisation, when it is not the rounding of losses every certificate
+    # names: a certificate of a run with this mechanism records it (rdp_verify.privacy_curve.certificate)
+    proof: ClassVar[tuple[str, str] | None] = None
+    # why ``rdp --event`` has no proven Rényi DP for it, when it has none (None: it has one, or a generic refusal)
+    no_rdp: ClassVar[str | None] = None
 
     @abstractmethod
     def pair(self) -> MonotonePair:

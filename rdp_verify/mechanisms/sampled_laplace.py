@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import ClassVar
 
 from flint import arb
 
@@ -52,6 +53,8 @@ class SampledLaplace(Mechanism):
     b: Fraction
     q: Fraction
     sensitivity: Fraction = Fraction(1)
+    no_rdp: ClassVar[str] = ("PoissonSampledDpEvent of a LaplaceDpEvent has no proven Renyi DP here (dp_accounting's "
+                             "RDP accountant refuses it too; rdp-verify dp --event brackets its privacy curve)")
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "b", check_positive(self.b, "b"))

@@ -330,6 +330,9 @@ class TruncatedSampledGaussian(Mechanism):
     neighbours: str = "add-remove"
     symmetric: ClassVar[bool] = False
     cross_check_method: ClassVar[str] = CROSS_CHECK_METHOD  # what hockey_stick encloses (the certificate names it)
+    proof: ClassVar[tuple[str, str]] = ("truncated sampling", PROOF)
+    no_rdp: ClassVar[str] = ("TruncatedSubsampledGaussianDpEvent has no proven Renyi DP here (dp_accounting's RDP "
+                             "accountant refuses it too; rdp-verify dp --event brackets its privacy curve)")
     order: ClassVar[int] = 2  # connect-the-dots and lowered chords: the width shrinks like h² (curves.accountant.Leaf)
 
     def __post_init__(self) -> None:

@@ -65,10 +65,7 @@ from ..events.read import from_named_tuple_json, render, to_json
 from ..foundations.decimals import decimal_text
 from ..foundations.inputs import InputError, Refused, check_alpha, check_tolerance, fraction_text, parse_rational
 from ..mechanisms.finite_composition import MAX_TERMS, composed_delta, outcome_count
-from ..mechanisms.laplace import Laplace
 from ..mechanisms.rounding import MAX_POINTS
-from ..mechanisms.truncated_sampled_gaussian import PROOF as TRUNCATED_PROOF
-from ..mechanisms.truncated_sampled_gaussian import TruncatedSampledGaussian
 from .table import Run, resolve
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "SCHEMA", "NotPrivate", "event_bracket", "certify_event",
@@ -102,21 +99,13 @@ FINITE_PROOF = ("the uses of randomized response composed as one pair: the exact
                 "end and down with masses down for the lower end (rdp_verify.mechanisms.finite_composition."
                 "SelfComposed; the rounding of the mechanisms' PLDs, applied to the composed pair)")
 
-LAPLACE_PROOF = ("Laplace: connect-the-dots dominating pairs and lowered-chord dominated pairs of its curve "
-                 "H(x) = 1 - e^(-eps0/2)*sqrt(x) between its kinks e^(-eps0), e^(eps0) (rdp_verify.mechanisms.laplace."
-                 "LaplaceCurve and rdp_verify.curves.discretize; Doroshenko et al. 2022; Blackwell), second order in "
-                 "the grid step, instead of rounded losses")
-
-
 def _proofs(run: Run) -> dict[str, str]:
     """:data:`PROOFS`, and the proofs of the discretisations some leaves use instead of the rounding of losses."""
     extra = {}
     if any(f is not leaf for (leaf, _), (f, _) in zip(run.leaves, folded(run.leaves))):
         extra["finite compositions"] = FINITE_PROOF
-    if any(isinstance(leaf, Laplace) for leaf, _ in run.leaves):
-        extra["laplace"] = LAPLACE_PROOF
-    if any(isinstance(leaf, TruncatedSampledGaussian) for leaf, _ in run.leaves):
-        extra["truncated sampling"] = TRUNCATED_PROOF
+    proofs = {type(leaf).proof for leaf, _ in run.leaves if getattr(type(leaf), "proof", None) is not None}
+    extra.update(sorted(proofs))  # each mechanism's own (Mechanism.proof), in a fixed order
     return {**PROOFS, **extra}
 
 

@@ -190,18 +190,7 @@ def _leaf_part(leaf: Any, count: int) -> tuple[Part, Any]:
         text = (f"RandomizedResponse(p={fraction_text(leaf.noise_parameter)}, k={leaf.num_buckets}, "
                 f"{leaf.neighbours})")
         return Part(text, count, "exact", SOURCES["randomized-response"]), leaf.rdp
-    reasons = {
-        "MixtureOfGaussians": ("MixtureOfGaussiansDpEvent has no proven Renyi DP here (the add direction puts the "
-                               "mixture in the denominator: no finite sum or closed form; rdp-verify dp --event "
-                               "brackets its privacy curve)"),
-        "SampledLaplace": ("PoissonSampledDpEvent of a LaplaceDpEvent has no proven Renyi DP here (dp_accounting's RDP "
-                           "accountant refuses it too; rdp-verify dp --event brackets its privacy curve)"),
-        "TruncatedSampledGaussian": ("TruncatedSubsampledGaussianDpEvent has no proven Renyi DP here (dp_accounting's "
-                                     "RDP accountant refuses it too; rdp-verify dp --event brackets its privacy "
-                                     "curve)"),
-    }
-    name = type(leaf).__name__
-    raise UnsupportedEvent(reasons.get(name, f"{name} has no proven Renyi DP here"))
+    raise UnsupportedEvent(getattr(leaf, "no_rdp", None) or f"{type(leaf).__name__} has no proven Renyi DP here")
 
 
 _PER_EPOCH = {"shuffle": "ShuffledDpEvent", "balls-in-bins": "BallsInBinsDpEvent"}
