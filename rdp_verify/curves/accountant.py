@@ -80,7 +80,7 @@ from .per_epoch import PerEpochBounds, is_per_epoch_run
 
 __all__ = ["DIRECTIONS", "Settings", "Curves", "Bracket", "Leaf", "Progress", "compose_run",
            "delta_bracket", "epsilon_bracket", "bracket", "check_run", "default_settings", "forget_kept", "initial_step",
-           "method_of"]
+           "method_of", "Memo", "step_task_key", "leaf_key", "composed_key"]
 
 DIRECTIONS = ("remove", "add")
 MAX_REFINEMENTS = 6
@@ -162,31 +162,19 @@ class Curves:
             self.plds[key] = self.plds[other]  # both directions have the same factors: the same composition
         if key not in self.plds:
             start = time.perf_counter()
-            kept = self._kept_key(direction, bound)
-            if kept is not None and kept in _COMPOSED:
-                _COMPOSED[kept] = _COMPOSED.pop(kept)  # the same composition, met again: now the newest
-                self.plds[key] = _COMPOSED[kept][0]
+            kept = composed_key(direction, bound, self.settings, self.budget, self.phases, self.leaves)
+            found = COMPOSED.get(kept)
+            if found is not None:
+                self.plds[key] = found
             else:
                 by_pair = {(s.pair, s.q, s.sigma): s for s in self.steps}
                 parts = [(_single(by_pair[step_key(p)], direction, bound), p.steps) for p in merged(self.phases)]
                 parts += [(plds[(direction, bound)], count) for (_, count), plds in zip(folded(self.leaves),
                                                                                         self.leaf_plds)]
                 self.plds[key] = compose(parts, self.budget)
-                if kept is not None:
-                    _keep(_COMPOSED, kept, self.plds[key], self.plds[key].length, _COMPOSED_KEPT, _COMPOSED_POINTS)
+                COMPOSED.put(kept, self.plds[key], self.plds[key].length)
             self.seconds += time.perf_counter() - start
         return self.plds[key]
-
-    def _kept_key(self, direction: str, bound: str) -> tuple | None:
-        """Everything a composed PLD depends on (the factors follow from the steps, leaves and settings), or None
-        for a leaf that cannot be a key."""
-        key = (direction, bound, self.settings, self.budget, tuple((step_key(p), p.steps) for p in merged(self.phases)),
-               self.leaves)
-        try:
-            hash(key)
-        except TypeError:
-            return None
-        return key
 
     def _symmetric(self) -> bool:
         """Every factor has one PLD for both directions (leaves only, each symmetric: the same objects)."""
@@ -388,45 +376,77 @@ def _discretize_step(args: tuple[str, Fraction, Fraction, Settings]) -> StepPLD:
 def _leaf_plds(leaf: Leaf, settings: Settings) -> dict[tuple[str, str], PLD]:
     """A leaf's discrete PLDs on the run's grid, kept like :func:`_discretize_step`'s (leaves are frozen; a folded
     randomized response's PLD spans its composed range, so the table is bounded by grid points too)."""
-    key = (leaf, settings.grid_step, settings.bits, settings.tail)
-    try:
-        hash(key)
-    except TypeError:  # an unhashable leaf (a caller's own class): computed each time
-        return leaf.plds(settings.grid_step, settings.bits, settings.tail)
-    if key in _LEAVES:
-        _LEAVES[key] = _LEAVES.pop(key)  # met again: now the newest
-        return _LEAVES[key][0]
-    plds = leaf.plds(settings.grid_step, settings.bits, settings.tail)
-    _keep(_LEAVES, key, plds, sum(p.length for p in {id(p): p for p in plds.values()}.values()), _LEAVES_KEPT,
-          _COMPOSED_POINTS)
+    key = leaf_key(leaf, settings)
+    plds = LEAVES.get(key)
+    if plds is None:
+        plds = leaf.plds(settings.grid_step, settings.bits, settings.tail)
+        LEAVES.put(key, plds, sum(p.length for p in {id(p): p for p in plds.values()}.values()))
     return plds
 
 
-_LEAVES: dict[tuple, dict] = {}  # the last few leaves' PLDs, by (leaf, h, bits, tail) (insertion order = age)
-_LEAVES_KEPT = 16
-_COMPOSED: dict[tuple, PLD] = {}  # the last few composed PLDs, by everything they depend on (insertion order = age)
-_COMPOSED_KEPT = 8
-_COMPOSED_POINTS = 2 * 10**6  # and at most this many grid points in all (about 50 MB): a long process stays small
-_STEPS: dict[tuple, StepPLD] = {}  # the last few step discretisations, by their task's arguments (the same way)
-_STEPS_KEPT = 16
-_STEPS_POINTS = 4 * 10**5  # grid points in all (four integers each: about 60 MB)
+class Memo:
+    """The last results of one pure function of exact inputs, by a key naming every input it reads (the key
+    functions below; a key None, for an input that cannot be hashed, is never kept): at most ``most`` entries and
+    ``points`` grid points in all, the oldest dropped first (a long process stays small); a value larger than
+    ``points`` alone is not kept. The values are immutable, so a caller that meets one again shares it safely."""
+
+    def __init__(self, most: int, points: int) -> None:
+        self.most, self.points = most, points
+        self._table: dict[Any, tuple[Any, int]] = {}  # insertion order = age
+
+    def get(self, key: Any) -> Any:
+        """The kept value, now the newest, or None."""
+        if key is None or key not in self._table:
+            return None
+        self._table[key] = self._table.pop(key)
+        return self._table[key][0]
+
+    def put(self, key: Any, value: Any, size: int) -> None:
+        if key is None or size > self.points:
+            return
+        self._table[key] = (value, size)
+        while len(self._table) > self.most or sum(n for _, n in self._table.values()) > self.points:
+            del self._table[next(iter(self._table))]
+
+    def clear(self) -> None:
+        self._table.clear()
 
 
-def _keep(table: dict, key: Any, value: Any, size: int, most: int, points: int) -> None:
-    """Keep ``value`` (of ``size`` grid points) under ``key``, dropping the oldest entries beyond ``most`` entries or
-    ``points`` grid points in all; a value larger than ``points`` alone is not kept."""
-    if size > points:
-        return
-    table[key] = (value, size)
-    while len(table) > most or sum(n for _, n in table.values()) > points:
-        del table[next(iter(table))]
+STEPS = Memo(16, 4 * 10**5)  # step discretisations (four integers a grid point: about 60 MB)
+LEAVES = Memo(16, 2 * 10**6)  # leaves' PLDs (a folded randomized response's spans its composed range)
+COMPOSED = Memo(8, 2 * 10**6)  # composed PLDs (about 50 MB)
+
+
+def _hashable(key: tuple) -> tuple | None:
+    try:
+        hash(key)
+    except TypeError:  # an unhashable leaf (a caller's own class): computed each time
+        return None
+    return key
+
+
+def step_task_key(pair: str, q: Fraction, sigma: Fraction, settings: Settings) -> tuple:
+    """Everything one step's discretisation reads (:func:`_discretize_step`'s task)."""
+    return pair, q, sigma, settings
+
+
+def leaf_key(leaf: Leaf, settings: Settings) -> tuple | None:
+    """Everything a leaf's PLDs read: the (frozen) leaf and the grid step, bits and tail."""
+    return _hashable((leaf, settings.grid_step, settings.bits, settings.tail))
+
+
+def composed_key(direction: str, bound: str, settings: Settings, budget: Budget, phases: Sequence[Phase],
+                 leaves: Sequence[tuple[Leaf, int]]) -> tuple | None:
+    """Everything a composed PLD reads: its direction and bound, the settings, the cut budget, each merged phase's
+    step pair and count, and the leaves with their counts (the factors follow from these)."""
+    return _hashable((direction, bound, settings, budget, tuple((step_key(p), p.steps) for p in merged(phases)),
+                      tuple(leaves)))
 
 
 def forget_kept() -> None:
     """Drop the kept discretisations and compositions (benchmarks time each run from cold)."""
-    _STEPS.clear()
-    _LEAVES.clear()
-    _COMPOSED.clear()
+    for memo in (STEPS, LEAVES, COMPOSED):
+        memo.clear()
 
 
 def compose_run(phases: Sequence[Phase], settings: Settings, mapper: Mapper = map,
@@ -441,12 +461,12 @@ def compose_run(phases: Sequence[Phase], settings: Settings, mapper: Mapper = ma
     phases, leaves = check_run(phases, leaves), tuple(leaves)
     start = time.perf_counter()
     pairs = dict.fromkeys(step_key(p) for p in phases)
-    tasks = [(pair, q, sigma, settings) for pair, q, sigma in pairs]
-    found = {t: _STEPS[t][0] for t in tasks if t in _STEPS}
-    todo = [t for t in tasks if t not in found]
+    tasks = [step_task_key(pair, q, sigma, settings) for pair, q, sigma in pairs]
+    found = {t: STEPS.get(t) for t in tasks}
+    todo = [t for t in tasks if found[t] is None]
     found.update(zip(todo, mapper(_discretize_step, todo)))
     for t in todo:
-        _keep(_STEPS, t, found[t], len(found[t].remove_upper), _STEPS_KEPT, _STEPS_POINTS)
+        STEPS.put(t, found[t], len(found[t].remove_upper))
     steps = [found[t] for t in tasks]
     factors = folded(leaves)
 

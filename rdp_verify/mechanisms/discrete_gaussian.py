@@ -17,12 +17,12 @@ half-integers: {L > ℓ} = {x ≤ ⌈y⌉ − 1} and {L ≥ ℓ} = {x ≤ ⌊y�
 e^{−z²/(2σ²)} are exact sums of Arb balls, and each tail beyond ±K is at most ∫_K^∞ e^{−u²/(2σ²)}du =
 σ√(π/2)·erfc(K/(σ√2)) (the summand decreases on z ≥ 0). So Z ∈ S(K) + [0, 2T] and F(n) = P(X ≤ n) ∈
 (S(n) + [0, T])/Z for −K ≤ n < K (F(n) ≤ T/Z below −K, ≥ 1 − T/Z above K), T the tail bound: every CDF value is
-a ball containing the truth, as :class:`~rdp_verify.mechanisms.rounding.MonotonePair` requires. K makes T about
+a ball containing the truth, as :class:`~rdp_verify.pld.rounding.MonotonePair` requires. K makes T about
 2^−(bits + 64) of Z.
 
-**Exact δ of one use** (:meth:`~rdp_verify.mechanisms.rounding.Mechanism.hockey_stick`): the Neyman–Pearson
+**Exact δ of one use** (:meth:`~rdp_verify.mechanisms.base.Mechanism.hockey_stick`): the Neyman–Pearson
 region {L > ε} = {x < t}, δ(ε) = F_P(t) − e^ε F_Q(t) (Canonne, Kamath, Steinke 2020, Theorem 7 states the same
-sum). **Rounding**: :mod:`rdp_verify.mechanisms.rounding` (losses and masses up for the upper end, down for the lower).
+sum). **Rounding**: :mod:`rdp_verify.pld.rounding` (losses and masses up for the upper end, down for the lower).
 
 **Rényi DP** (:func:`discrete_gaussian_rdp`, derived here). Completing the square,
 α(x + s)² + (1 − α)x² = (x + αs)² − α(α − 1)s², so for α > 1
@@ -51,7 +51,8 @@ from flint import acb, arb, ctx
 
 from ..foundations.normal import phi_bar
 from ..foundations.results import to_arb
-from .rounding import Cut, Mechanism, MonotonePair, check_positive, check_whole, exact_cut
+from ..pld.rounding import Cut, MonotonePair, exact_cut
+from .base import Mechanism, check_positive, check_whole
 
 __all__ = ["DiscreteGaussian", "DiscreteGaussianPair", "discrete_gaussian_rdp"]
 

@@ -23,7 +23,7 @@ P = tanh(a/2)·e^{−a(x+s)}, Q = tanh(a/2)·e^{ax} at x = −s + 1, …, −1.
 ADD_OR_REMOVE_ONE and REPLACE_SPECIAL (``pld_privacy_accountant.py`` lines 117-139,
 ``from_discrete_laplace_mechanism(parameter=a, sensitivity=s)``); REPLACE_ONE is refused there.
 
-**Rounding**: :mod:`rdp_verify.mechanisms.rounding`; the losses are exact rationals, so an atom lands
+**Rounding**: :mod:`rdp_verify.pld.rounding`; the losses are exact rationals, so an atom lands
 exactly on its rounded grid point, and the loss is bounded: nothing is cut.
 
 **Rényi DP** (:func:`discrete_laplace_rdp`, derived here): for α > 1, Σ_x P(x)^α Q(x)^{1−α} =
@@ -48,17 +48,8 @@ from typing import ClassVar
 from flint import arb, ctx
 
 from ..foundations.results import to_arb
-from .rounding import (
-    ABOVE,
-    BELOW,
-    Cut,
-    Mechanism,
-    MonotonePair,
-    check_direction,
-    check_positive,
-    check_whole,
-    exact_cut,
-)
+from ..pld.rounding import ABOVE, BELOW, Cut, MonotonePair, exact_cut
+from .base import Mechanism, check_direction, check_positive, check_whole
 
 __all__ = ["DiscreteLaplace", "DiscreteLaplacePair", "discrete_laplace_rdp", "dlap_cdf"]
 

@@ -33,7 +33,7 @@ When the ratios r_i of one use are integer powers b^{n_i} of one rational b (:fu
 under REPLACE_ONE: r, 1/r, 1), the composed ratio is b^{Σ n_i}, and P of each power is a coefficient of
 g(x)^n, g(x) = Σ_i P_i·x^{n_i} (one exact FLINT power: 2n + 1 atoms instead of (n + 1)(n + 2)/2 count vectors),
 with Q(b^j) = P(b^j)·b^{−j}; otherwise the count vectors are grouped (:func:`composed_law`). Its PLDs are those of
-:mod:`rdp_verify.mechanisms.rounding` for this one pair: each loss log ρ rounded up (upper) or down (lower) to h·ℤ,
+:mod:`rdp_verify.pld.rounding` for this one pair: each loss log ρ rounded up (upper) or down (lower) to h·ℤ,
 ⌈log ρ/h⌉ decided in Arb (never a whole number for a rational ρ ≠ 1: Lindemann–Weierstrass), each mass rounded up or
 down to 2^−bits by exact integer division, the end atoms holding at most the tail allowance moved to +∞ or the
 bottom point (upper) and to the top point or dropped (lower). Valid for the same reason (Meiser & Mohammadi 2018;
@@ -55,7 +55,8 @@ from flint import arb, ctx, fmpz_poly
 from ..foundations.inputs import InputError
 from ..foundations.results import lower_end, to_arb, upper_end
 from ..pld.compose import PLD
-from .rounding import MAX_POINTS, FinitePair, Mechanism
+from ..pld.rounding import MAX_POINTS, FinitePair
+from .base import Mechanism
 
 __all__ = ["MAX_TERMS", "MAX_LAW_BITS", "Part", "outcome_count", "composed_delta", "composed_epsilon", "lattice",
            "composed_law", "ComposedLaw", "SelfComposed", "self_composed"]
@@ -307,7 +308,7 @@ def _round_law(law: ComposedLaw, direction: str, h: Fraction, bits: int, tail: F
     """(upper, lower): the direction's loss (remove: log r under P; add: −log r under Q) rounded up / down to h·ℤ
     once, masses rounded up / down in units of 2^−bits (exact integer divisions); atoms at the ends holding at most
     ``tail`` (their masses rounded up) move to +∞ / the bottom point (upper) and to the top point / are dropped
-    (lower), as :func:`rdp_verify.mechanisms.rounding.discretize` does (module docstring)."""
+    (lower), as :func:`rdp_verify.pld.rounding.discretize` does (module docstring)."""
     remove = direction == "remove"
     atoms = sorted(((_loss_index(r if remove else 1 / r, h), r == 1, a if remove else b)
                     for r, a, b in zip(law.ratios, law.p, law.q)),

@@ -20,7 +20,7 @@ under ADD_OR_REMOVE_ONE and REPLACE_SPECIAL, and ``Gaussian(noise_multiplier, 2)
 (``privacy_loss_distribution.py`` line 941), μ_upper(x) = μ(x + s), μ_lower(x) = μ(x − s)
 (``privacy_loss_mechanism.py`` lines 253-254): the means 2s apart.
 
-**Rounding**: :mod:`rdp_verify.mechanisms.rounding` (upper: losses and masses up, mass above the range
+**Rounding**: :mod:`rdp_verify.pld.rounding` (upper: losses and masses up, mass above the range
 to +∞; lower: both down, mass below the range dropped). Φ is evaluated through erfc in Arb
 (:func:`rdp_verify.foundations.normal.erfc_ball`), relative-accurate in the far tail.
 
@@ -38,7 +38,8 @@ from flint import arb, ctx
 
 from ..foundations.normal import phi
 from ..foundations.results import to_arb
-from .rounding import Cut, Mechanism, MonotonePair, check_direction, check_positive, exact_cut
+from ..pld.rounding import Cut, MonotonePair, exact_cut
+from .base import Mechanism, check_direction, check_positive
 
 __all__ = ["Gaussian", "GaussianPair", "gaussian_rdp"]
 

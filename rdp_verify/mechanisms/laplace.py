@@ -24,7 +24,7 @@ under ADD_OR_REMOVE_ONE and REPLACE_SPECIAL (``pld_privacy_accountant.py`` lines
 ``from_laplace_mechanism(parameter=noise_multiplier)``, sensitivity 1 by default); REPLACE_ONE is refused
 there and is not modelled here either.
 
-**Discretisation** (:meth:`Laplace.discretized`): not the rounding of losses of :mod:`rdp_verify.mechanisms.rounding`
+**Discretisation** (:meth:`Laplace.discretized`): not the rounding of losses of :mod:`rdp_verify.pld.rounding`
 (first order in h: every use's loss moves by up to h) but the pairs the SGM steps get
 (:func:`rdp_verify.pld.pairs.curve_pairs`): the dominating pair interpolates the curve
 H(x) = δ(log x) = 1 − e^{−ε₀/2}·√x (between the kinks e^{±ε₀}) at the grid points x_k = e^{kh} (connect the dots,
@@ -59,17 +59,8 @@ from ..foundations.results import to_arb
 from ..pld.compose import PLD
 from ..pld.grid import Grid, precision
 from ..pld.pairs import curve_pairs
-from .rounding import (
-    ABOVE,
-    BELOW,
-    MAX_POINTS,
-    Cut,
-    Mechanism,
-    MonotonePair,
-    check_direction,
-    check_positive,
-    exact_cut,
-)
+from ..pld.rounding import ABOVE, BELOW, MAX_POINTS, Cut, MonotonePair, exact_cut
+from .base import Mechanism, check_direction, check_positive
 
 __all__ = ["Laplace", "LaplaceCurve", "LaplacePair", "laplace_cdf", "laplace_rdp", "PROOF"]
 

@@ -11,7 +11,7 @@
 
 strictly decreasing when every c_i ≥ 0 and some c_i > 0 with p_i > 0 (the mechanism's own requirement,
 lines 2125-2130; a negative sensitivity is refused: the loss is then not monotone and the cut argument
-of :mod:`rdp_verify.mechanisms.rounding` does not apply). L decreases from +∞ to log p₀ (p₀ = Σ_{c_i = 0}
+of :mod:`rdp_verify.pld.rounding` does not apply). L decreases from +∞ to log p₀ (p₀ = Σ_{c_i = 0}
 p_i; −∞ if there is none), so {L > ℓ} = {x < t(ℓ)} with t(ℓ) the root of L(t) = ℓ for ℓ > log p₀, and
 everything for ℓ ≤ log p₀. The root has no closed form: it is bracketed by a safeguarded Newton
 iteration on Arb midpoints and verified in Arb (L(a) > ℓ > L(b) proven), and the cell probabilities
@@ -27,7 +27,7 @@ sampling_probs)`` under ADD_OR_REMOVE_ONE and REPLACE_SPECIAL (``pld_privacy_acc
 ``privacy_loss_distribution.py`` lines 1060-1120). Probabilities here must add up to 1 exactly;
 zero-probability entries are dropped, as dp_accounting does.
 
-**Rounding**: :mod:`rdp_verify.mechanisms.rounding`.
+**Rounding**: :mod:`rdp_verify.pld.rounding`.
 """
 
 from __future__ import annotations
@@ -41,7 +41,8 @@ from flint import arb, ctx
 from ..foundations.inputs import InputError, short_text
 from ..foundations.normal import phi
 from ..foundations.results import to_arb
-from .rounding import ABOVE, BELOW, Cut, Mechanism, MonotonePair, _exact, check_positive
+from ..pld.rounding import ABOVE, BELOW, Cut, MonotonePair
+from .base import Mechanism, _exact, check_positive
 
 __all__ = ["MixtureOfGaussians", "MixturePair"]
 

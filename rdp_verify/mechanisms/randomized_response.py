@@ -14,13 +14,13 @@ mechanism is defined only for these two relations; ``pld_privacy_accountant.py``
   remove is (P, Q) and add (Q, P), as dp_accounting's ``symmetric=False`` PLD.
 
 The masses are exact rationals and the losses log(P_i/Q_i) are ordered by the exact ratios
-(:class:`rdp_verify.mechanisms.rounding.FinitePair`); each loss is rounded to the grid by an Arb
+(:class:`rdp_verify.pld.rounding.FinitePair`); each loss is rounded to the grid by an Arb
 comparison of P_i/Q_i with e^{kh} (never equal for a rational ratio ≠ 1 and kh ≠ 0, e^{kh} being
 transcendental; at ratio 1 the loss is exactly 0).
 
 **Curve** (exact): δ(ε) = Σ_i (P_i − e^ε·Q_i)_+.
 
-**Rounding**: :mod:`rdp_verify.mechanisms.rounding`; the loss is bounded: nothing is cut.
+**Rounding**: :mod:`rdp_verify.pld.rounding`; the loss is bounded: nothing is cut.
 
 **Rényi DP** (:func:`finite_rdp`): the Rényi divergence of two finite distributions, for α > 1,
 
@@ -43,8 +43,9 @@ from flint import arb, ctx
 
 from ..foundations.inputs import InputError
 from ..foundations.results import to_arb
+from ..pld.rounding import FinitePair
+from .base import Mechanism, check_direction, check_probability, check_whole
 from .finite_composition import SelfComposed, self_composed
-from .rounding import FinitePair, Mechanism, check_direction, check_probability, check_whole
 
 __all__ = ["RandomizedResponse", "NEIGHBOURS", "finite_rdp"]
 

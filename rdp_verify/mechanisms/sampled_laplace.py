@@ -7,12 +7,12 @@
     add:     P = Lap(0, b),   Q = (1 − q)·Lap(0, b) + q·Lap(s, b),
 
 and the add pair, reflected x ↦ −x (Lap(0, b) is symmetric), is the remove pair swapped, as
-:mod:`rdp_verify.mechanisms.rounding` takes it. The remove loss is
+:mod:`rdp_verify.pld.rounding` takes it. The remove loss is
 
     L(x) = log(1 − q + q·e^{L₁(x)}),   L₁(x) = (abs(x) − abs(x + s))/b   (the Laplace pair's loss),
 
 non-increasing in x, with atoms at log(1 − q + q·e^{±ε₀}), ε₀ = s/b, and {L > ℓ} = {L₁ > g(ℓ)},
-g(ℓ) = log((e^ℓ − 1 + q)/q) (:class:`rdp_verify.mechanisms.rounding.PoissonSampled`). dp_accounting's
+g(ℓ) = log((e^ℓ − 1 + q)/q) (:class:`rdp_verify.pld.rounding.PoissonSampled`). dp_accounting's
 own formula: ``_privacy_loss_remove`` (line 559, ``log_a_times_exp_b_plus_c(q, loss, 1 − q)``) and
 ``_privacy_loss_add`` = −``_privacy_loss_remove``(−x). For q < 1 the two directions differ (the remove
 direction has the larger δ for ε > 0, ``from_privacy_guarantee``'s note at lines 1064-1067).
@@ -27,7 +27,7 @@ t′ the cut of {L ≥ −ε}; Laplace CDFs are elementary.
 sampling_prob=q)``, whose ``_pld_for_subsampled_mechanism`` keeps the REMOVE and ADD PLDs separately,
 ``privacy_loss_distribution.py`` lines 794-818).
 
-**Rounding**: :mod:`rdp_verify.mechanisms.rounding` (the cut of g(ℓ), an Arb ball, is enclosed by the
+**Rounding**: :mod:`rdp_verify.pld.rounding` (the cut of g(ℓ), an Arb ball, is enclosed by the
 Laplace cuts at its two rational ends).
 """
 
@@ -39,8 +39,9 @@ from typing import ClassVar
 
 from flint import arb
 
+from ..pld.rounding import PoissonSampled
+from .base import Mechanism, check_positive, check_probability
 from .laplace import LaplacePair
-from .rounding import Mechanism, PoissonSampled, check_positive, check_probability
 
 __all__ = ["SampledLaplace"]
 

@@ -122,20 +122,9 @@ from ..foundations.normal import phi
 from ..foundations.results import to_arb
 from ..pld.compose import PLD, _rescale, trim
 from ..pld.grid import Grid
+from ..pld.rounding import Cut, MonotonePair, PoissonSampled, ball_cut, hockey_stick
+from .base import Mechanism, check_direction, check_grid, check_positive, check_probability, check_whole
 from .gaussian import GaussianPair
-from .rounding import (
-    Cut,
-    Mechanism,
-    MonotonePair,
-    PoissonSampled,
-    ball_cut,
-    check_direction,
-    check_grid,
-    check_positive,
-    check_probability,
-    check_whole,
-    hockey_stick,
-)
 
 __all__ = ["TruncatedSampledGaussian", "ReplacePair", "SymmetrisedPair", "binomial_tail", "tail_work", "NEIGHBOURS",
            "MAX_DATASET", "MAX_TAIL_WORK", "PROOF", "CROSS_CHECK_METHOD"]

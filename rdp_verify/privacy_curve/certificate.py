@@ -13,7 +13,7 @@ Meiser & Mohammadi 2018 (CCS) / Koskela, Jälkö, Honkela 2020 (AISTATS) for the
 **The certificate** records the tree (``inputs.event``, the JSON of :func:`rdp_verify.events.read.to_json`), the
 relation, the grid settings, the proven bracket per direction and the proofs by component. Its cross-check is
 independent where one exists: a run that is one mechanism used once is held against that mechanism's exact δ at
-the check point (the Neyman–Pearson region in Arb, :meth:`~rdp_verify.mechanisms.rounding.Mechanism.hockey_stick`,
+the check point (the Neyman–Pearson region in Arb, :meth:`~rdp_verify.mechanisms.base.Mechanism.hockey_stick`,
 which never uses a grid; for truncated sampling, whose exact δ lies between a dominated and a dominating pair, the
 enclosure between their exact δ, named by the leaf's ``cross_check_method``), and a composition of finite-outcome
 mechanisms alone (randomized response) against its
@@ -65,7 +65,7 @@ from ..events.read import from_named_tuple_json, render, to_json
 from ..foundations.decimals import decimal_text
 from ..foundations.inputs import InputError, Refused, check_alpha, check_tolerance, fraction_text, parse_rational
 from ..mechanisms.finite_composition import MAX_TERMS, composed_delta, outcome_count
-from ..mechanisms.rounding import MAX_POINTS
+from ..pld.rounding import MAX_POINTS
 from .table import Run, resolve
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "SCHEMA", "NotPrivate", "event_bracket", "certify_event",
@@ -316,7 +316,7 @@ POLICY = FieldPolicy(
 def event_settings(run: Run, s: dict[str, Any], tolerance: Fraction) -> Settings:
     """The recorded grid settings, refused before any work when beyond what the commands choose (the SGM steps'
     limits of :func:`rdp_verify.curves.certificate.check_limits`, the tail shared over every use, and each
-    mechanism's grid at most :data:`~rdp_verify.mechanisms.rounding.MAX_POINTS`)."""
+    mechanism's grid at most :data:`~rdp_verify.pld.rounding.MAX_POINTS`)."""
     settings = check_limits(run.phases, s, tolerance, steps=total_steps(run.phases, run.leaves))
     for leaf, _ in run.leaves:  # a leaf's grid spans at least its loss scale in each direction
         if leaf.loss_scale() / settings.grid_step > MAX_POINTS:

@@ -71,13 +71,13 @@ from ..events.model import (
 )
 from ..foundations.inputs import check_q, check_run_sigma
 from ..foundations.run import Phase
+from ..mechanisms.base import Mechanism
 from ..mechanisms.discrete_gaussian import DiscreteGaussian
 from ..mechanisms.discrete_laplace import DiscreteLaplace
 from ..mechanisms.gaussian import Gaussian
 from ..mechanisms.laplace import Laplace
 from ..mechanisms.mixture_of_gaussians import MixtureOfGaussians
 from ..mechanisms.randomized_response import RandomizedResponse
-from ..mechanisms.rounding import Mechanism
 from ..mechanisms.sampled_laplace import SampledLaplace
 from ..mechanisms.truncated_sampled_gaussian import TruncatedSampledGaussian
 

@@ -253,3 +253,55 @@ def test_a_run_of_leaves_takes_grid_steps_dividing_their_grid_units():
     assert all((Fraction(1, 3) / r["grid_step"]).denominator == 1 for r in b.refinements)
     exact_one = Fraction(1, 3)  # two uses: ε(δ) < 2ε₀, and the bracket meets the tolerance on its first grid
     assert b.upper < 2 * exact_one and len(b.refinements) == 1 and b.relative_width() <= Fraction(1, 1000)
+
+
+def test_two_inputs_differing_in_any_field_get_different_memo_keys():
+    """Reuse is sound only if a key names every input the kept value reads (issue 40): change any one of them, the
+    key changes; the same inputs, built again, give an equal key."""
+    from rdp_verify.curves.accountant import Settings, composed_key, leaf_key, step_task_key
+    from rdp_verify.mechanisms.laplace import Laplace
+    from rdp_verify.pld.compose import Budget
+
+    s = Settings(grid_step=Fraction(1, 400), bits=64, truncation=Fraction(1, 10**9), tail=Fraction(1, 10**12))
+    b = Budget(total=10, steps=30, products=8)
+    phases = (Phase(Fraction(1, 50), Fraction(2), 30),)
+    leaves = ((Laplace(Fraction(2)), 3),)
+    base = ("remove", "upper", s, b, phases, leaves)
+    variants = [("add", "upper", s, b, phases, leaves), ("remove", "lower", s, b, phases, leaves)]
+    variants += [("remove", "upper", dataclasses.replace(s, **{f.name: v}), b, phases, leaves)
+                 for f, v in zip(dataclasses.fields(s), (Fraction(1, 800), 96, Fraction(1, 10**8), Fraction(1, 10**11),
+                                                         10**6))]
+    variants += [("remove", "upper", s, dataclasses.replace(b, **{f.name: v}), phases, leaves)
+                 for f, v in zip(dataclasses.fields(b), (11, 31, 9, 10**6))]
+    variants += [("remove", "upper", s, b, (p,), leaves) for p in (
+        Phase(Fraction(1, 51), Fraction(2), 30), Phase(Fraction(1, 50), Fraction(3), 30),
+        Phase(Fraction(1, 50), Fraction(2), 31), Phase(Fraction(1, 50), Fraction(2), 30, neighbours="replace-one"))]
+    variants += [("remove", "upper", s, b, phases, ((Laplace(Fraction(3)), 3),)),
+                 ("remove", "upper", s, b, phases, ((Laplace(Fraction(2)), 4),)),
+                 ("remove", "upper", s, b, phases, ((Laplace(Fraction(2), Fraction(2)), 3),))]
+    keys = [composed_key(*v) for v in [base, *variants]]
+    assert len(set(keys)) == len(keys) == 1 + 2 + 5 + 4 + 4 + 3
+    assert composed_key(*base) == composed_key("remove", "upper", dataclasses.replace(s), b,
+                                               (Phase(Fraction(2, 100), Fraction(2), 30),), ((Laplace(Fraction(2)), 3),))
+    steps = {step_task_key(*k) for k in [("sgm", Fraction(1, 50), Fraction(2), s), ("replace-one", Fraction(1, 50),
+             Fraction(2), s), ("sgm", Fraction(1, 51), Fraction(2), s), ("sgm", Fraction(1, 50), Fraction(3), s),
+             ("sgm", Fraction(1, 50), Fraction(2), dataclasses.replace(s, bits=96))]}
+    assert len(steps) == 5
+    leaf = {leaf_key(Laplace(Fraction(2)), t) for t in
+            [s, dataclasses.replace(s, grid_step=Fraction(1, 800)), dataclasses.replace(s, bits=96),
+             dataclasses.replace(s, tail=Fraction(1, 10**11))]} | {leaf_key(Laplace(Fraction(3)), s)}
+    assert len(leaf) == 5
+
+
+def test_a_memo_keeps_the_newest_within_its_bounds():
+    from rdp_verify.curves.accountant import Memo
+
+    memo = Memo(most=2, points=10)
+    memo.put("a", 1, 4)
+    memo.put("b", 2, 4)
+    assert memo.get("a") == 1  # now the newest
+    memo.put("c", 3, 4)  # 12 points: the oldest ("b") goes
+    assert (memo.get("b"), memo.get("a"), memo.get("c")) == (None, 1, 3)
+    memo.put("big", 4, 11)  # larger than the bound alone: not kept
+    memo.put(None, 5, 1)  # an unhashable input's key: never kept
+    assert memo.get("big") is None and memo.get(None) is None

@@ -8,8 +8,8 @@ import pytest
 
 from rdp_verify.foundations.inputs import InputError
 from rdp_verify.mechanisms.laplace import Laplace
-from rdp_verify.mechanisms.rounding import discretize
 from rdp_verify.mechanisms.sampled_laplace import SampledLaplace
+from rdp_verify.pld.rounding import discretize
 from tests.mechanisms.checks import BITS, PREC, TAIL, brackets_and_shrinks, composed, frac_mpf, holds
 from tests.mechanisms.peer import assert_consistent, peer_deltas
 

@@ -21,7 +21,6 @@ from rdp_verify.foundations.inputs import InputError
 from rdp_verify.foundations.results import to_arb
 from rdp_verify.foundations.run import Phase
 from rdp_verify.mechanisms.gaussian import GaussianPair
-from rdp_verify.mechanisms.rounding import PoissonSampled, hockey_stick
 from rdp_verify.mechanisms.truncated_sampled_gaussian import (
     GUARD,
     TruncatedSampledGaussian,
@@ -31,6 +30,7 @@ from rdp_verify.mechanisms.truncated_sampled_gaussian import (
     binomial_tail,
 )
 from rdp_verify.pld.compose import PLD
+from rdp_verify.pld.rounding import PoissonSampled, hockey_stick
 from rdp_verify.privacy_curve.table import resolve
 from tests.mechanisms.checks import BITS, PREC, TAIL, bracket, holds, width
 

@@ -6,9 +6,9 @@ from fractions import Fraction
 import pytest
 from flint import arb, ctx
 
-from rdp_verify.mechanisms import rounding
 from rdp_verify.mechanisms.discrete_laplace import DiscreteLaplace
 from rdp_verify.mechanisms.laplace import Laplace, LaplacePair
+from rdp_verify.pld import rounding
 from rdp_verify.pld.compose import PLD
 from tests.mechanisms.checks import BITS, PREC, TAIL, bracket, holds
 
