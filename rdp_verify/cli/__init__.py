@@ -13,8 +13,10 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import signal
 import sys
-from typing import Sequence
+import threading
+from typing import Any, Sequence
 
 from .. import __version__
 from ..foundations.inputs import InputError
@@ -38,7 +40,8 @@ def build_parser() -> argparse.ArgumentParser:
             "writes a JSON certificate. Numbers are read exactly: 0.1 means 1/10."
         ),
         epilog=("Exit codes: 0 ok, 1 a claim failed or methods disagree, 2 bad input, 3 partial (dp, rdp:\n"
-                "a proven end is vacuous, e.g. the run is not private). COMMAND --help has the details."),
+                "a proven end is vacuous, e.g. the run is not private), 130 interrupted (Ctrl-C: one line, no\n"
+                "partial file). COMMAND --help has the details."),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"rdp-verify {__version__}")
@@ -49,7 +52,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _interrupt_once(signum: int, frame: Any) -> None:
+    """SIGINT: ``KeyboardInterrupt`` the first time, then ignored, so that a second Ctrl-C (or a terminal's and a
+    wrapper's copies of one, a few milliseconds apart) cannot interrupt the clean-up of the first (it raised inside
+    ``concurrent.futures``' lock handling: a chained traceback and exit 1)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    raise KeyboardInterrupt
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    own = threading.current_thread() is threading.main_thread()  # only the main thread may set handlers
+    previous = signal.signal(signal.SIGINT, _interrupt_once) if own else None
     try:  # Ctrl-C anywhere, workers included (rdp_verify.foundations.parallel): one line, exit 130
         ns = build_parser().parse_args(argv)
         check_outputs(ns)
@@ -64,4 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 141
+    finally:
+        if own and previous is not None:  # None: a handler not set from Python, left as it was
+            signal.signal(signal.SIGINT, previous)
 

@@ -107,13 +107,14 @@ def check_outputs(ns: argparse.Namespace) -> None:
     The one check of outputs (:func:`rdp_verify.foundations.atomic.check_writable`): a command that
     would fail writing after a long computation fails here, in one line, having computed and written
     nothing; and no output replaces a file the command reads (``audit --canaries c.csv --out c.csv`` would
-    replace the canaries by the report).
+    replace the canaries by the report) or another of its outputs (``--out x.png --plot x.png``).
     """
     inputs = []
     for inp in getattr(ns, "inputs", ()):
         value = getattr(ns, inp.dest, None)
         if value is not None:
             inputs += [(inp.option, p.strip()) for p in (value.split(",") if inp.many else [value]) if p.strip()]
+    written: list[tuple[str, str]] = []
     for out in getattr(ns, "outputs", ()):
         path = getattr(ns, out.dest)
         if path is None or (out.stdout and path == "-"):
@@ -122,6 +123,11 @@ def check_outputs(ns: argparse.Namespace) -> None:
             if _same_file(path, source):
                 raise UsageError(f"{out.option} {path} names the input of {option} ({source}): refused, it would "
                                  "replace what the command reads")
+        for option, other in written:
+            if _same_file(path, other):
+                raise UsageError(f"{out.option} {path} names the output of {option} ({other}) too: refused, one "
+                                 "would replace the other")
+        written.append((out.option, path))
         kind = out.kind(ns) if callable(out.kind) else out.kind
         check_writable(path, out.option, directory=kind.endswith("directory"),
                        suffixes=FORMATS if kind == "plot" else ())

@@ -235,3 +235,21 @@ def test_certify_into_a_missing_folder_computes_nothing(tmp_path, capsys, monkey
     _, err = capsys.readouterr()
     assert code == 2 and err == f"rdp-verify: error: --out {out}: directory {out.parent} does not exist\n"
     assert _tree(tmp_path) == []
+
+
+def _two_output_cases():
+    for path, outputs in sorted(_outputs().items()):
+        files = [o for o in outputs if not callable(o.kind) and o.kind in ("file", "plot")]
+        for first, second in zip(files, files[1:]):
+            for base in BASE.get(path, [])[:1]:
+                yield pytest.param(path, base, first, second, id=" ".join([*path, first.option, second.option]))
+
+
+@pytest.mark.parametrize("path, base, first, second", list(_two_output_cases()))
+def test_two_outputs_onto_one_file_are_refused(path, base, first, second, tmp_path, capsys, monkeypatch, no_command):
+    # before: `dp --out same.png --plot same.png` wrote the certificate, then the figure over it (exit 0)
+    monkeypatch.chdir(tmp_path)
+    code = main([*path, *base, first.option, "same.png", second.option, "./same.png"])
+    stdout, stderr = capsys.readouterr()
+    assert code == 2 and stdout == "" and "refused, one would replace the other" in stderr
+    assert len(stderr.splitlines()) == 1 and _tree(tmp_path) == []
