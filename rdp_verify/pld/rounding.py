@@ -81,6 +81,7 @@ from flint import arb, ctx, fmpq
 from ..foundations.inputs import InputError
 from ..foundations.results import lower_end, to_arb, upper_end
 from .compose import PLD
+from .grid import GUARD_BITS
 
 __all__ = ["DIRECTIONS", "BOUNDS", "GUARD_BITS", "MAX_POINTS", "MAX_BITS", "BELOW", "ABOVE", "Cut", "MonotonePair",
            "FinitePair", "PoissonSampled", "discretize", "hockey_stick", "survival", "upper_int", "lower_int", "ball_cut",
@@ -88,7 +89,6 @@ __all__ = ["DIRECTIONS", "BOUNDS", "GUARD_BITS", "MAX_POINTS", "MAX_BITS", "BELO
 
 DIRECTIONS = ("remove", "add")
 BOUNDS = ("upper", "lower")
-GUARD_BITS = 64  # Arb precision above the fixed-point bits
 MAX_POINTS = 1 << 22  # the most grid points one PLD may have
 MAX_BITS = 4096
 
